@@ -1,0 +1,327 @@
+"""The library front end: ``mlx.ingest(...)`` and ``mlx.load(store)``.
+
+The library never prints or exits; it raises ``MlxError`` subclasses for
+unusable input and reports progress through a callback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from mlx.engine import local
+from mlx.errors import MlxError
+from mlx.ingest import gitinbox
+from mlx.ingest.chunks import (
+    BATCH_MESSAGES,
+    FILES_PER_GROUP,
+    Chunk,
+    FileGroup,
+    GitRange,
+    RawBatch,
+    plan_mbox,
+    split_stream,
+)
+from mlx.ingest.parse import ErrorRecord
+from mlx.ingest.sources import Source, discover
+from mlx.ingest.split import RawMessage
+from mlx.store import ERRORS, MESSAGES, Store, errors_table
+
+WRITE_ROWS = 20_000  # messages per Parquet part
+LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
+
+
+@dataclass
+class IngestReport:
+    """Counts of one ingest run. ``raw == stored + errors + duplicates + already``."""
+
+    store: str
+    sources: int = 0
+    unchanged: int = 0  # sources skipped: nothing new since the last run
+    skipped_files: list[str] = field(default_factory=list)
+    raw: int = 0
+    stored: int = 0
+    errors: int = 0
+    duplicates: int = 0  # byte-identical copies within this run
+    already: int = 0  # already in the store from an earlier run
+    deleted: int = 0  # public-inbox deletions
+    defects: Counter[str] = field(default_factory=Counter)
+    elapsed: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.raw / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def balanced(self) -> bool:
+        return self.raw == self.stored + self.errors + self.duplicates + self.already
+
+
+@dataclass
+class _Pending:
+    """Manifest entries to save once the chunk they ride on is stored."""
+
+    entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+def _file_fingerprint(path: str) -> dict[str, Any]:
+    st = os.stat(path)
+    with open(path, "rb") as fh:
+        head = hashlib.sha1(fh.read(65536), usedforsecurity=False).hexdigest()
+    return {"size": st.st_size, "mtime": st.st_mtime, "head": head}
+
+
+def _tail_hash(path: str, end: int) -> str:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, end - 4096))
+        return hashlib.sha1(fh.read(min(end, 4096)), usedforsecurity=False).hexdigest()
+
+
+class _Planner:
+    """Turns sources into chunks, skipping what the manifest says is stored."""
+
+    def __init__(self, sources: list[Source], manifest: dict[str, Any], report: IngestReport,
+                 pending: deque[_Pending]) -> None:
+        self.sources = sources
+        self.seen = manifest.setdefault("sources", {})
+        self.report = report
+        self.pending = pending
+
+    def _yield(self, chunk: Chunk, entries: list[tuple[str, dict[str, Any]]]) -> Chunk:
+        self.pending.append(_Pending(entries))
+        return chunk
+
+    def chunks(self) -> Iterator[Chunk]:
+        files: list[tuple[str, str]] = []
+        entries: list[tuple[str, dict[str, Any]]] = []
+        for src in self.sources:
+            if src.kind in ("eml", "text"):
+                fp = _file_fingerprint(src.path)
+                old = self.seen.get(src.path)
+                if old and all(old.get(k) == fp[k] for k in ("size", "mtime", "head")):
+                    self.report.unchanged += 1
+                    continue
+                files.append((src.path, src.kind))
+                entries.append((src.path, {"kind": src.kind, **fp}))
+                if len(files) >= FILES_PER_GROUP:
+                    yield self._yield(FileGroup(files), entries)
+                    files, entries = [], []
+            elif src.kind == "git":
+                yield from self._git(src)
+            elif src.compression:
+                yield from self._stream(src)
+            else:
+                yield from self._mbox(src)
+        if files:
+            yield self._yield(FileGroup(files), entries)
+
+    def _mbox(self, src: Source) -> Iterator[Chunk]:
+        fp = _file_fingerprint(src.path)
+        old = self.seen.get(src.path) or {}
+        start = 0
+        if old.get("head") == fp["head"] and old.get("done"):
+            if old.get("size") == fp["size"]:
+                self.report.unchanged += 1
+                return
+            if fp["size"] > old["done"] and _tail_hash(src.path, old["done"]) == old.get("tail"):
+                start = old["done"]  # the file grew: read only what is new
+        ranges = plan_mbox(src, start)
+        entry = {"kind": "mbox", **fp, "done": fp["size"], "tail": _tail_hash(src.path, fp["size"])}
+        for i, rng in enumerate(ranges):
+            yield self._yield(rng, [(src.path, entry)] if i == len(ranges) - 1 else [])
+
+    def _stream(self, src: Source) -> Iterator[Chunk]:
+        fp = _file_fingerprint(src.path)
+        old = self.seen.get(src.path) or {}
+        if all(old.get(k) == fp[k] for k in ("size", "head")):
+            self.report.unchanged += 1
+            return
+        entry = {"kind": "mbox", "compression": src.compression, **fp}
+        batch: list[RawMessage] = []
+        errors: list[ErrorRecord] = []
+        size = 0
+        for item in split_stream(src):
+            if isinstance(item, ErrorRecord):
+                errors.append(item)
+                continue
+            batch.append(item)
+            size += item.length
+            if len(batch) >= BATCH_MESSAGES or size > (8 << 20):
+                yield self._yield(RawBatch(src.path, batch, errors), [])
+                batch, errors, size = [], [], 0
+        yield self._yield(RawBatch(src.path, batch, errors), [(src.path, entry)])
+
+    def _git(self, src: Source) -> Iterator[Chunk]:
+        old = self.seen.get(src.path) or {}
+        since = old.get("last_commit")
+        if since and not gitinbox.rev_exists(src.path, since):
+            since = None
+        commits = gitinbox.rev_list(src.path, since)
+        if not commits:
+            self.report.unchanged += 1
+            return
+        entry = {"kind": "git", "last_commit": commits[-1]}
+        for i in range(0, len(commits), BATCH_MESSAGES):
+            last = i + BATCH_MESSAGES >= len(commits)
+            yield self._yield(GitRange(src.path, commits[i:i + BATCH_MESSAGES]),
+                              [(src.path, entry)] if last else [])
+
+
+def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
+           engine: str = "local", progress: Callable[[int], None] | None = None) -> IngestReport:
+    """Ingest archives into ``store``; only what is new is added.
+
+    Raises ``MlxError`` before touching the store when an input is unusable.
+    """
+    if isinstance(paths, str):
+        paths = [paths]
+    if engine != "local":
+        raise MlxError(f"unknown engine {engine!r}; use --engine local")
+    started = time.perf_counter()
+    sources, skipped = discover(list(paths))
+    st = Store(store, create=True)
+    report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
+    uids = st.stored_uids()
+    old_errors = _error_keys(st.read("errors", ERRORS))
+    pending: deque[_Pending] = deque()
+    planner = _Planner(sources, st.manifest, report, pending)
+    writer = _Writer(st)
+    n_workers = workers or local.default_workers()
+    for _chunk, res in local.run(planner.chunks(), n_workers):
+        _take(res, uids, old_errors, writer, report)
+        writer.settled.extend(pending.popleft().entries)
+        if progress:
+            progress(res.raw)
+    writer.flush()
+    report.elapsed = time.perf_counter() - started
+    st.manifest.setdefault("runs", []).append({
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
+        "raw": report.raw, "stored": report.stored, "errors": report.errors,
+        "duplicates": report.duplicates, "already": report.already})
+    st.save_manifest()
+    return report
+
+
+def _error_keys(table: pa.Table) -> set[tuple[Any, ...]]:
+    return set(zip(table.column("source").to_pylist(), table.column("offset").to_pylist(),
+                   table.column("commit").to_pylist(), strict=True))
+
+
+def _take(res: Any, uids: set[str], old_errors: set[tuple[Any, ...]], writer: _Writer,
+          report: IngestReport) -> None:
+    report.raw += res.raw
+    report.deleted += res.deleted
+    fresh_errors = []
+    for err in res.errors:
+        if (err.source, err.offset, err.commit) in old_errors:
+            report.already += 1
+        else:
+            old_errors.add((err.source, err.offset, err.commit))
+            fresh_errors.append(err)
+    report.errors += len(fresh_errors)
+    writer.add_errors(fresh_errors)
+    table = res.messages
+    if table is None or table.num_rows == 0:
+        return
+    keep = []
+    for uid in table.column("uid").to_pylist():
+        if uid in uids:
+            keep.append(False)
+            if uid in writer.run_uids:
+                report.duplicates += 1
+            else:
+                report.already += 1
+        else:
+            uids.add(uid)
+            writer.run_uids.add(uid)
+            keep.append(True)
+    table = table.filter(pa.array(keep))
+    report.stored += table.num_rows
+    for codes in table.column("defects").to_pylist():
+        report.defects.update(codes)
+    writer.add_messages(table)
+
+
+class _Writer:
+    """Buffers tables and writes a Parquet part every ``WRITE_ROWS`` messages."""
+
+    def __init__(self, st: Store) -> None:
+        self.st = st
+        self.tables: list[pa.Table] = []
+        self.rows = 0
+        self.errors: list[ErrorRecord] = []
+        self.run_uids: set[str] = set()
+        # sources whose every chunk has been taken: recorded in the manifest
+        # only once their rows are on disk, so a crash never marks lost rows done
+        self.settled: list[tuple[str, dict[str, Any]]] = []
+
+    def add_messages(self, table: pa.Table) -> None:
+        self.tables.append(table)
+        self.rows += table.num_rows
+        if self.rows >= WRITE_ROWS or sum(t.nbytes for t in self.tables) > (256 << 20):
+            self.flush()
+
+    def add_errors(self, errors: list[ErrorRecord]) -> None:
+        self.errors.extend(errors)
+
+    def flush(self) -> None:
+        if self.tables:
+            self.st.write("messages", pa.concat_tables(self.tables))
+            self.tables, self.rows = [], 0
+        if self.errors:
+            self.st.write("errors", errors_table(self.errors))
+            self.errors = []
+        if self.settled:
+            self.st.manifest["sources"].update(self.settled)
+            self.st.save_manifest()
+            self.settled = []
+
+
+class Archive:
+    """The tables of a store as pandas DataFrames (read on first use)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.store = Store(path)
+        self._cache: dict[str, pd.DataFrame] = {}
+
+    def __repr__(self) -> str:
+        return f"Archive({self.path!r})"
+
+    @property
+    def messages(self) -> pd.DataFrame:
+        if "messages" not in self._cache:
+            df = _to_pandas(self.store.read("messages", MESSAGES))
+            for col in LINK_COLUMNS:
+                if col not in df.columns:
+                    df[col] = pd.Series(pd.NA, index=df.index,
+                                        dtype="Int64" if col == "depth" else "string")
+            self._cache["messages"] = df
+        return self._cache["messages"]
+
+    @property
+    def errors(self) -> pd.DataFrame:
+        if "errors" not in self._cache:
+            self._cache["errors"] = _to_pandas(self.store.read("errors", ERRORS))
+        return self._cache["errors"]
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    df = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    for name in table.schema.names:
+        if pa.types.is_list(table.schema.field(name).type):
+            df[name] = [list(v) if v is not None else [] for v in df[name]]
+    return df
+
+
+def load(store: str = "mlx-store") -> Archive:
+    """Open a store; raises ``StoreError`` when ``store`` is not one."""
+    return Archive(store)

@@ -1,0 +1,42 @@
+"""Local engine: run chunks in-process (1 worker) or on a process pool.
+
+Results come back in submission order (so the first of two duplicates is the
+one kept, as in a serial run) with at most ``2 * workers`` chunks in flight,
+which bounds the driver's memory however long the chunk stream is.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from mlx.ingest.chunks import Chunk, ChunkResult, run_chunk
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+
+
+def run(chunks: Iterable[Chunk], workers: int) -> Iterator[tuple[Chunk, ChunkResult]]:
+    if workers <= 1:
+        for chunk in chunks:
+            yield chunk, run_chunk(chunk)
+        return
+    # fork: no re-import of the caller's __main__ (scripts without a main guard,
+    # notebooks) and no start-up cost; spawn where fork does not exist
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        window: deque[tuple[Chunk, Future[ChunkResult]]] = deque()
+        for chunk in chunks:
+            window.append((chunk, pool.submit(run_chunk, chunk)))
+            if len(window) >= 2 * workers:
+                done, fut = window.popleft()
+                yield done, fut.result()
+        while window:
+            done, fut = window.popleft()
+            yield done, fut.result()

@@ -1,0 +1,232 @@
+"""Units of work: plan chunks of the sources, and run one chunk.
+
+``run_chunk`` is the one function every engine runs (in-process, a local
+process pool, later Dask): chunk in, Arrow table of messages plus error
+records out.  It only reads its inputs; the driver dedups and writes.
+
+Chunks:
+- ``MboxRange``: a byte range of a plain mbox file, cut at From_ lines, so one
+  big file spreads over all workers;
+- ``RawBatch``: messages already split by the driver (compressed streams
+  cannot be cut by byte range);
+- ``GitRange``: commits of a public-inbox epoch;
+- ``FileGroup``: small files (.eml, Maildir entries, text renderings).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from mlx.ingest import gitinbox
+from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
+from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
+from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter
+
+RANGE_BYTES = 16 << 20  # bytes of plain mbox per chunk
+BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
+FILES_PER_GROUP = 200
+
+
+@dataclass(frozen=True)
+class MboxRange:
+    path: str
+    start: int
+    end: int
+    mode: str | None
+
+
+@dataclass(frozen=True)
+class RawBatch:
+    path: str
+    items: list[RawMessage]
+    errors: list[ErrorRecord] = field(default_factory=list)  # found by the driver
+
+@dataclass(frozen=True)
+class GitRange:
+    repo: str
+    commits: list[str]
+
+
+@dataclass(frozen=True)
+class FileGroup:
+    files: list[tuple[str, str]]  # (path, kind)
+
+
+Chunk = MboxRange | RawBatch | GitRange | FileGroup
+
+
+@dataclass
+class ChunkResult:
+    """What one chunk gave: rows for the store and counts for the summary."""
+
+    messages: pa.Table | None = None
+    errors: list[ErrorRecord] = field(default_factory=list)
+    raw: int = 0  # raw messages split (messages + errors, before dedup)
+    deleted: int = 0  # public-inbox deletions skipped
+    bytes: int = 0
+
+
+def _parse_raw(raw: RawMessage, path: str) -> MessageRecord | ErrorRecord:
+    return parse_message(raw.data, Where(path, raw.offset, raw.length), raw.defects)
+
+
+def _preamble_error(sp: Splitter, path: str) -> list[ErrorRecord]:
+    if sp.preamble_len and sp.preamble.strip():
+        return [ErrorRecord(path, sp.preamble_offset, sp.preamble_len,
+                            "data before the first From_ line")]
+    return []
+
+
+def first_from_line(path: str) -> bytes | None:
+    stream = open_stream(path)
+    try:
+        for block in read_blocks(stream, 1 << 16):
+            for line in block.split(b"\n")[:-1]:
+                if FROM_LINE.match(line + b"\n"):
+                    return line
+            break
+    finally:
+        stream.close()
+    return None
+
+
+def plan_mbox(src: Source, start: int = 0, range_bytes: int = RANGE_BYTES) -> list[MboxRange]:
+    """Cut a plain mbox into ranges that start at From_ lines."""
+    from mlx.ingest.split import detect_mode
+    first = first_from_line(src.path)
+    mode = detect_mode(first) if first else None
+    size = os.path.getsize(src.path)
+    cuts = [start]
+    with open(src.path, "rb") as fh:
+        target = start + range_bytes
+        while target < size:
+            cut = _next_from_line(fh, target)
+            if cut is None or cut >= size:
+                break
+            if cut > cuts[-1]:
+                cuts.append(cut)
+            target = cut + range_bytes
+    cuts.append(size)
+    return [MboxRange(src.path, a, b, mode) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _next_from_line(fh, pos: int) -> int | None:  # type: ignore[no-untyped-def]
+    """Offset of the first strict From_ line starting after ``pos``."""
+    fh.seek(pos - 1)
+    carry = b""
+    base = pos - 1
+    while block := fh.read(1 << 20):
+        data = carry + block
+        i = 0
+        while (nl := data.find(b"\nFrom ", i)) >= 0:
+            end = data.find(b"\n", nl + 1)
+            if end < 0:
+                break
+            if FROM_LINE.match(data, nl + 1, end + 1):
+                return base + nl + 1
+            i = end
+        keep = max(len(data) - 4096, i)
+        carry = data[keep:]
+        base += keep
+    return None
+
+
+def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRecord]:
+    """Split a (compressed) mbox in the driver; yields messages and preamble errors."""
+    stream = open_stream(src.path)
+    sp = Splitter()
+    try:
+        for block in read_blocks(stream):
+            for raw in sp.feed(block):
+                if raw.offset >= skip_to:
+                    yield raw
+        for raw in sp.close():
+            if raw.offset >= skip_to:
+                yield raw
+    except (OSError, EOFError, DecompressionBombError, ValueError) as exc:
+        # a truncated .gz or a bomb: what was split so far stands, the rest is an error row
+        for raw in sp.close():
+            if raw.offset >= skip_to:
+                yield raw
+        yield ErrorRecord(src.path, sp._buf_offset, 0, f"stream stopped: {exc}"[:300])
+    finally:
+        stream.close()
+    if skip_to == 0:
+        yield from _preamble_error(sp, src.path)
+
+
+def run_chunk(chunk: Chunk) -> ChunkResult:
+    """Parse every message of one chunk."""
+    from mlx.store import messages_table
+    res = ChunkResult()
+    records: list[MessageRecord] = []
+
+    def add(item: MessageRecord | ErrorRecord) -> None:
+        res.raw += 1
+        if isinstance(item, MessageRecord):
+            records.append(item)
+        else:
+            res.errors.append(item)
+
+    if isinstance(chunk, MboxRange):
+        _run_range(chunk, add, res)
+    elif isinstance(chunk, RawBatch):
+        for err in chunk.errors:
+            add(err)
+        for raw in chunk.items:
+            add(_parse_raw(raw, chunk.path))
+            res.bytes += raw.length
+    elif isinstance(chunk, GitRange):
+        for blob in gitinbox.read_blobs(chunk.repo, chunk.commits):
+            if blob.data is None:
+                res.deleted += 1
+                continue
+            where = Where(chunk.repo, None, blob.size, blob.commit)
+            add(parse_message(blob.data, where, ("truncated",) if blob.truncated else ()))
+            res.bytes += blob.size
+    else:
+        for path, kind in chunk.files:
+            add(_parse_file(path, kind))
+            res.bytes += os.path.getsize(path)
+    res.messages = messages_table(records)
+    return res
+
+
+def _run_range(chunk: MboxRange, add, res: ChunkResult) -> None:  # type: ignore[no-untyped-def]
+    sp = Splitter(chunk.mode, start_offset=chunk.start)
+    with open(chunk.path, "rb") as fh:
+        fh.seek(chunk.start)
+        left = chunk.end - chunk.start
+        while left > 0 and (block := fh.read(min(left, 1 << 20))):
+            left -= len(block)
+            for raw in sp.feed(block):
+                add(_parse_raw(raw, chunk.path))
+        for raw in sp.close():
+            add(_parse_raw(raw, chunk.path))
+    res.bytes = chunk.end - chunk.start
+    for err in _preamble_error(sp, chunk.path):
+        add(err)
+
+
+def _parse_file(path: str, kind: str) -> MessageRecord | ErrorRecord:
+    try:
+        stream = open_stream(path)
+        try:
+            data = stream.read(MAX_MESSAGE + 1)
+        finally:
+            stream.close()
+    except (OSError, EOFError, DecompressionBombError, ValueError) as exc:
+        return ErrorRecord(path, 0, 0, f"unreadable file: {exc}"[:300])
+    defects: tuple[str, ...] = ()
+    if len(data) > MAX_MESSAGE:
+        data, defects = data[:MAX_MESSAGE], ("truncated",)
+    if data.startswith(b"From ") and FROM_LINE.match(data, 0, data.find(b"\n") + 1):
+        data = data[data.find(b"\n") + 1:]  # a Maildir file saved with its From_ line
+    where = Where(path, 0, len(data))
+    if kind == "text":
+        return parse_text_rendering(data, where)
+    return parse_message(data, where, defects)

@@ -1,0 +1,455 @@
+"""Raw message bytes -> a ``MessageRecord`` (or an ``ErrorRecord``).
+
+mail-parser parses the sender and the date (its address and date parsers
+handle the obsolete forms real archives hold); it is handed a message holding
+only those headers, because on kernel mail most of its time otherwise goes to
+``Received:`` headers and long ``To:``/``Cc:`` lists mlx does not need parsed.
+mlx adds what mail-parser lacks: unfolding, RFC 2047 everywhere, Message-ID
+normalisation, pipermail ``at`` addresses, charset fallback, QP repair and
+bounded handling of hostile input.  Nothing here raises on bad mail.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import email.message
+import email.utils
+import hashlib
+import logging
+import quopri
+import re
+from dataclasses import dataclass, field
+from email import policy
+from email.parser import BytesHeaderParser, BytesParser
+from typing import Any
+
+import mailparser
+
+from mlx.ingest import repair
+
+log = logging.getLogger(__name__)
+
+MAX_HEADER = 64 << 10  # longer header values are cut (a 10 MB header line seen in fuzzing)
+MAX_MIME_BOUNDARIES = 100  # deeper nesting is not parsed as MIME
+MAX_BODY_CHARS = 4 << 20  # body text kept per message
+
+# Message-ID: <20231120.123456.abc@example.org>
+MSGID_TOKEN = re.compile(r"<([^<>\s]+)>")
+# pipermail hides addresses: "From: jjl at pobox.com (John J. Lee)"
+PIPERMAIL_AT = re.compile(r"(?<![@\w.+-])([\w.+-]+) at ([\w-]+(?:\.[\w-]+)+)")
+# "netdev@vger.kernel.org", "Foo Bar <foo@bar.org>": addresses in To/Cc
+ADDRESS = re.compile(r"[\w.+'=/-]+@[\w-]+(?:\.[\w-]+)*")
+# "[Hangbin Liu <liuhangbin@gmail.com>]": author line of a plain-text rendering
+TEXT_AUTHOR = re.compile(r"\[\s*(.*?)\s*<([^>]+)>\s*\]")
+HEADER_END = re.compile(rb"\r?\n\r?\n")
+# the first line of a message must look like a header ("Return-Path: <x>")
+FIRST_HEADER = re.compile(rb"[!-9;-~]{1,200}:")
+PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file", "application/x-patch"}
+PATCH_NAME = re.compile(r"\.(?:patch|diff)$", re.I)
+KEEP_FOR_MAILPARSER = ("from", "date")
+
+HEADERS_ONLY = BytesHeaderParser(policy=policy.compat32)
+FULL = BytesParser(policy=policy.compat32)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str | None
+    content_type: str
+    size: int
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """One stored message; field names are the ``messages`` column names."""
+
+    uid: str
+    message_id: str | None
+    date: dt.datetime | None
+    from_name: str | None
+    from_addr: str | None
+    to: list[str]
+    cc: list[str]
+    subject: str | None
+    in_reply_to: list[str]
+    references: list[str]
+    list_id: str | None
+    body: str | None
+    source: str
+    offset: int | None
+    length: int
+    commit: str | None
+    defects: list[str]
+    attachments: list[Attachment] = field(default_factory=list)
+    content_type: str | None = None
+    raw_size: int = 0
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    """A chunk that could not be read as a message; columns of ``errors``."""
+
+    source: str
+    offset: int | None
+    length: int
+    reason: str
+    commit: str | None = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """Provenance of one raw message."""
+
+    source: str
+    offset: int | None
+    length: int
+    commit: str | None = None
+
+
+def dedup_key(list_id: str | None, message_id: str | None, headers: bytes, body: bytes) -> str:
+    """Same list, same Message-ID, byte-identical body: one stored message."""
+    h = hashlib.sha1(usedforsecurity=False)
+    h.update((list_id or "").encode() + b"\0" + (message_id or "").encode() + b"\0")
+    if message_id is None:
+        h.update(headers)
+    h.update(body)
+    return h.hexdigest()[:20]
+
+
+def parse_ids(value: str | None) -> list[str]:
+    """Message-IDs in a header: only ``<...>`` tokens count, in order, once each."""
+    if not value:
+        return []
+    seen: dict[str, None] = {}
+    for token in MSGID_TOKEN.findall(value):
+        seen.setdefault(token, None)
+    return list(seen)
+
+
+def parse_message_id(value: str | None, defects: list[str]) -> str | None:
+    if not value:
+        defects.append("no-message-id")
+        return None
+    ids = MSGID_TOKEN.findall(value)
+    if ids:
+        return ids[0]
+    bare = value.strip().split()
+    if bare and "@" in bare[0]:
+        defects.append("message-id-no-brackets")
+        return bare[0]
+    defects.append("bad-message-id")
+    return value.strip() or None
+
+
+def parse_list_id(value: str | None) -> str | None:
+    if not value:
+        return None
+    ids = MSGID_TOKEN.findall(value)
+    return (ids[-1] if ids else value.strip()).lower() or None
+
+
+def addresses(value: str | None) -> list[str]:
+    if not value:
+        return []
+    value = PIPERMAIL_AT.sub(r"\1@\2", value) if "@" not in value else value
+    return [a.lower() for a in ADDRESS.findall(value)]
+
+
+def _sender_and_date(from_value: str | None, date_value: str | None,
+                     defects: list[str]) -> tuple[str | None, str | None, dt.datetime | None]:
+    """mail-parser on a message holding only From and Date."""
+    small = email.message.Message()
+    if from_value:
+        if "@" not in from_value:
+            from_value = PIPERMAIL_AT.sub(r"\1@\2", from_value)
+        small["From"] = from_value
+    if date_value:
+        small["Date"] = date_value
+    try:
+        mp = mailparser.MailParser(small)
+        senders = mp.from_ or []
+        date = mp.date
+    except Exception:  # noqa: BLE001 - mail-parser raises assorted errors on junk headers
+        log.debug("mail-parser failed on From/Date %r %r", from_value, date_value, exc_info=True)
+        senders, date = [], None
+    name = addr = None
+    if senders:
+        name, addr = senders[0]
+        name = (name or "").strip().strip('"').strip() or None
+        addr = (addr or "").strip().lower() or None
+    elif from_value:
+        name, addr = _loose_sender(from_value)
+        defects.append("bad-from")
+    else:
+        defects.append("no-from")
+    if date is None and date_value:
+        date = _fallback_date(date_value)
+    if date is None:
+        defects.append("bad-date" if date_value else "no-date")
+    elif date.tzinfo is None:
+        date = date.replace(tzinfo=dt.timezone.utc)
+        defects.append("date-no-timezone")
+    if date is not None:
+        date = date.astimezone(dt.timezone.utc)
+        if not 1970 <= date.year <= 2100:
+            defects.append("implausible-date")
+    return name, addr, date
+
+
+def _loose_sender(value: str) -> tuple[str | None, str | None]:
+    """Name and address from a From that mail-parser could not parse.
+
+    '"Rodriguez-Herrera, Alfonso"     Alfonso.Rodriguez-Herrera@SPIRENT.COM'
+    'siopis at umich.edu (Christos Siopis <siopis@umich.edu>)'
+    """
+    found = addresses(value)
+    addr = found[0] if found else None
+    rest = PIPERMAIL_AT.sub(r"\1@\2", value)
+    rest = re.sub(r"<[^>]*>|[\w.+'=/-]+@[\w-]+(?:\.[\w-]+)*", " ", rest)
+    name = re.sub(r"\s+", " ", rest.replace('"', " ").replace("(", " ").replace(")", " ")).strip()
+    return (repair.decode_header(name)[0] if name else None), addr
+
+
+def _fallback_date(value: str) -> dt.datetime | None:
+    try:
+        return email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+
+
+def _header(msg: email.message.Message, name: str, defects: list[str]) -> str | None:
+    value = msg.get(name)
+    if value is None:
+        return None
+    value = str(value)
+    if len(value) > MAX_HEADER:
+        value = value[:MAX_HEADER]
+        if "header-too-long" not in defects:
+            defects.append("header-too-long")
+    text, errs = repair.decode_header(value)
+    defects.extend(e for e in errs if e not in defects)
+    return text
+
+
+def _raw_header(msg: email.message.Message, name: str, defects: list[str]) -> str | None:
+    value = msg.get(name)
+    if value is None:
+        return None
+    value = str(value)
+    if len(value) > MAX_HEADER:
+        defects.append("header-too-long")
+        value = value[:MAX_HEADER]
+    return value
+
+
+def _decode_transfer(payload: bytes, cte: str, defects: list[str]) -> bytes:
+    if cte == "base64":
+        try:
+            return base64.b64decode(payload + b"=" * (-len(payload.strip()) % 4), validate=False)
+        except (binascii.Error, ValueError):
+            defects.append("bad-base64")
+            return payload
+    if cte == "quoted-printable":
+        return quopri.decodestring(payload)
+    return payload
+
+
+def _part_text(payload: bytes, cte: str, charset: str | None, defects: list[str]) -> str:
+    data = _decode_transfer(payload, cte, defects)
+    text, errs = repair.decode_bytes(data, charset)
+    defects.extend(e for e in errs if e not in defects)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if cte not in ("base64", "quoted-printable"):
+        text, errs = repair.repair_qp(text)
+        defects.extend(e for e in errs if e not in defects)
+    return text
+
+
+def _cte(part: email.message.Message) -> str:
+    return str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+
+
+def _single_part_body(msg: email.message.Message, body: bytes,
+                      defects: list[str]) -> tuple[list[str], list[Attachment]]:
+    ctype = msg.get_content_type()
+    if ctype.startswith("text/") or ctype == "application/x-patch":
+        text = _part_text(body, _cte(msg), msg.get_content_charset(), defects)
+        if ctype == "text/html":
+            defects.append("html-only")
+            text = repair.html_to_text(text)
+        return [text], []
+    defects.append("no-text-part")
+    return [], [Attachment(_filename(msg), ctype, _decoded_size(body, _cte(msg)))]
+
+
+def _decoded_size(payload: bytes | str, cte: str) -> int:
+    n = len(payload)
+    return n * 3 // 4 if cte == "base64" else n
+
+
+def _filename(part: email.message.Message) -> str | None:
+    try:
+        name = part.get_filename()
+    except (TypeError, ValueError, LookupError):  # malformed RFC 2231 parameters
+        return None
+    return repair.decode_header(name)[0] if name else None
+
+
+def _multipart_body(data: bytes, defects: list[str]) -> tuple[list[str], list[Attachment]]:
+    try:
+        msg = FULL.parsebytes(data)
+    except RecursionError:
+        defects.append("mime-too-deep")
+        return [], []
+    texts: list[str] = []
+    html_parts: list[str] = []
+    files: list[Attachment] = []
+    for part in msg.walk():
+        for d in part.defects:
+            code = _defect_code(d)
+            if code not in defects:
+                defects.append(code)
+        if part.is_multipart():
+            continue
+        ctype = part.get_content_type()
+        name = _filename(part)
+        attached = str(part.get("Content-Disposition", "")).lower().startswith("attachment")
+        # the undecoded payload: get_payload(decode=False) would already run a
+        # lossy charset decode over 8-bit bytes (mail-parser reads it the same way)
+        raw = part._payload
+        if not isinstance(raw, str):
+            continue
+        is_patch = ctype in PATCH_TYPES or bool(name and PATCH_NAME.search(name))
+        if (ctype == "text/plain" and not (attached and name)) or is_patch:
+            payload = raw.encode("ascii", "surrogateescape")
+            texts.append(_part_text(payload, _cte(part), part.get_content_charset(), defects))
+            if is_patch or name:
+                files.append(Attachment(name, ctype, _decoded_size(raw, _cte(part))))
+        elif ctype == "text/html" and not attached:
+            payload = raw.encode("ascii", "surrogateescape")
+            html_parts.append(_part_text(payload, _cte(part), part.get_content_charset(), defects))
+        else:
+            files.append(Attachment(name, ctype, _decoded_size(raw, _cte(part))))
+    if not texts and html_parts:
+        defects.append("html-only")
+        texts = [repair.html_to_text(h) for h in html_parts]
+    if not texts:
+        defects.append("no-text-part")
+    return texts, files
+
+
+def _defect_code(defect: object) -> str:
+    """email's ``StartBoundaryNotFoundDefect`` -> ``start-boundary-not-found``."""
+    name = type(defect).__name__.removesuffix("Defect")
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def parse_message(data: bytes, where: Where, defects_in: tuple[str, ...] = ()
+                  ) -> MessageRecord | ErrorRecord:
+    """Parse one raw message. Never raises on bad mail."""
+    try:
+        return _parse(data, where, list(defects_in))
+    except RecursionError:
+        return ErrorRecord(where.source, where.offset, where.length, "recursion limit while parsing",
+                           where.commit)
+    except Exception as exc:  # noqa: BLE001 - one bad message must never stop a run
+        log.debug("parse failed at %s:%s", where.source, where.offset, exc_info=True)
+        return ErrorRecord(where.source, where.offset, where.length,
+                           f"parse failed: {type(exc).__name__}: {exc}"[:300], where.commit)
+
+
+def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | ErrorRecord:
+    stripped = data.lstrip(b"\r\n")
+    if not stripped.strip():
+        return ErrorRecord(where.source, where.offset, where.length, "empty message", where.commit)
+    if not FIRST_HEADER.match(stripped):
+        return ErrorRecord(where.source, where.offset, where.length,
+                           "no mail headers: first line is not a header", where.commit)
+    if b"\x00" in data:
+        defects.append("nul-bytes")
+        stripped = stripped.replace(b"\x00", b"")
+    m = HEADER_END.search(stripped)
+    head, body = (stripped[:m.end()], stripped[m.end():]) if m else (stripped, b"")
+    if m is None:
+        defects.append("no-body")
+    msg = HEADERS_ONLY.parsebytes(head)
+    message_id = parse_message_id(_raw_header(msg, "Message-ID", defects), defects)
+    list_id = parse_list_id(_header(msg, "List-Id", defects))
+    from_name, from_addr, date = _sender_and_date(
+        _raw_header(msg, "From", defects), _raw_header(msg, "Date", defects), defects)
+    if from_name:
+        from_name = repair.decode_header(from_name)[0]
+    subject = _header(msg, "Subject", defects)
+    if subject is None:
+        defects.append("no-subject")
+    ctype = msg.get_content_type()
+    if ctype.startswith("multipart/"):
+        if body.count(b"boundary=") + head.count(b"boundary=") > MAX_MIME_BOUNDARIES:
+            defects.append("mime-too-deep")
+            texts, files = [], []
+        else:
+            texts, files = _multipart_body(stripped, defects)
+    else:
+        texts, files = _single_part_body(msg, body, defects)
+    text = "\n".join(t for t in texts if t).replace("\x00", "")
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS]
+        defects.append("body-truncated")
+    return MessageRecord(
+        uid=dedup_key(list_id, message_id, head, body),
+        message_id=message_id or _generated_id(stripped),
+        date=date, from_name=from_name, from_addr=from_addr,
+        to=addresses(_header(msg, "To", defects)),
+        cc=addresses(_header(msg, "Cc", defects)),
+        subject=subject,
+        in_reply_to=parse_ids(_raw_header(msg, "In-Reply-To", defects)),
+        references=parse_ids(_raw_header(msg, "References", defects)),
+        list_id=list_id, body=text or None,
+        source=where.source, offset=where.offset, length=where.length, commit=where.commit,
+        defects=_unique(defects), attachments=files, content_type=ctype, raw_size=len(data),
+    )
+
+
+def _generated_id(data: bytes) -> str:
+    """A stable id for a message without one, as public-inbox assigns."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:24] + "@mlx.generated"
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def parse_text_rendering(data: bytes, where: Where) -> MessageRecord | ErrorRecord:
+    """The plain-text rendering of one message: subject, ``[Name <addr>]``, body."""
+    text, defects = repair.decode_bytes(data, None)
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    subject = lines[0].strip() or None
+    rest = lines[1:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    m = TEXT_AUTHOR.fullmatch(rest[0].strip()) if rest else None
+    if m is None:
+        return ErrorRecord(where.source, where.offset, where.length,
+                           "no [Name <addr>] line after the subject", where.commit)
+    rest = rest[1:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    body, errs = repair.repair_qp("\n".join(rest))
+    defects += errs + ["text-rendering", "no-message-id", "no-date"]
+    message_id = _generated_id(data)
+    return MessageRecord(
+        uid=dedup_key(None, message_id, b"", data), message_id=message_id, date=None,
+        from_name=m.group(1) or None, from_addr=m.group(2).strip().lower(),
+        to=[], cc=[], subject=subject, in_reply_to=[], references=[], list_id=None,
+        body=body.rstrip("\n") + "\n" if body.strip() else None,
+        source=where.source, offset=where.offset, length=where.length, commit=where.commit,
+        defects=_unique(defects), content_type="text/plain", raw_size=len(data),
+    )
+
+
+def record_dict(rec: MessageRecord) -> dict[str, Any]:
+    return {f: getattr(rec, f) for f in rec.__dataclass_fields__}
