@@ -72,11 +72,13 @@ class _Pending:
     entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def _file_fingerprint(path: str) -> dict[str, Any]:
+def _file_fingerprint(path: str, head_len: int = 65536) -> dict[str, Any]:
+    """Size, mtime and a hash of the first ``head_len`` bytes of a file."""
     st = os.stat(path)
     with open(path, "rb") as fh:
-        head = hashlib.sha1(fh.read(65536), usedforsecurity=False).hexdigest()
-    return {"size": st.st_size, "mtime": st.st_mtime, "head": head}
+        head = fh.read(head_len)
+    return {"size": st.st_size, "mtime": st.st_mtime, "head_len": len(head),
+            "head": hashlib.sha1(head, usedforsecurity=False).hexdigest()}
 
 
 def _tail_hash(path: str, end: int) -> str:
@@ -124,8 +126,8 @@ class _Planner:
             yield self._yield(FileGroup(files), entries)
 
     def _mbox(self, src: Source) -> Iterator[Chunk]:
-        fp = _file_fingerprint(src.path)
         old = self.seen.get(src.path) or {}
+        fp = _file_fingerprint(src.path, old.get("head_len", 65536))
         start = 0
         if old.get("head") == fp["head"] and old.get("done"):
             if old.get("size") == fp["size"]:
@@ -134,7 +136,8 @@ class _Planner:
             if fp["size"] > old["done"] and _tail_hash(src.path, old["done"]) == old.get("tail"):
                 start = old["done"]  # the file grew: read only what is new
         ranges = plan_mbox(src, start)
-        entry = {"kind": "mbox", **fp, "done": fp["size"], "tail": _tail_hash(src.path, fp["size"])}
+        entry = {"kind": "mbox", **_file_fingerprint(src.path), "done": fp["size"],
+                 "tail": _tail_hash(src.path, fp["size"])}
         for i, rng in enumerate(ranges):
             yield self._yield(rng, [(src.path, entry)] if i == len(ranges) - 1 else [])
 

@@ -90,8 +90,13 @@ def open_stream(path: str) -> BinaryIO:
     kind = compression_of(head)
     if not kind:
         return raw
-    opener = {"gzip": gzip.GzipFile, "bz2": bz2.BZ2File, "xz": lzma.LZMAFile}[kind]
-    stream = opener(fileobj=raw)  # type: ignore[operator]
+    stream: BinaryIO
+    if kind == "gzip":
+        stream = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
+    elif kind == "bz2":
+        stream = bz2.BZ2File(raw)  # type: ignore[assignment]
+    else:
+        stream = lzma.LZMAFile(raw)  # type: ignore[assignment]
     return _GuardedReader(raw, stream, path)  # type: ignore[return-value]
 
 

@@ -143,8 +143,9 @@ class Splitter:
 
     def _drain(self, final: bool) -> Iterator[RawMessage]:
         buf = self._buf
-        while (pos := self._next_separator(final)) is not None:
-            line_end = buf.index(b"\n", pos) + 1
+        while (found := self._next_separator(final)) is not None:
+            pos, line_end = found
+            dropped = self._dropped  # bytes cut out of the buffer before pos
             if self._msg_start is not None:
                 yield self._emit(pos)
             else:
@@ -153,14 +154,14 @@ class Splitter:
                 self.mode = detect_mode(bytes(buf[pos:line_end]))
             # keep the newline before the From_ line so the next search can see it
             del buf[:pos - 1]
-            self._buf_offset += pos - 1
+            self._buf_offset += pos - 1 + dropped
             self._msg_start = 1
             self._body_start = line_end - pos + 1
             self._scan = self._body_start
         self._cap()
 
-    def _next_separator(self, final: bool) -> int | None:
-        """Index of the next strict From_ line at or after the scan point."""
+    def _next_separator(self, final: bool) -> tuple[int, int] | None:
+        """Start and end of the next strict From_ line at or after the scan point."""
         buf = self._buf
         while True:
             nl = buf.find(b"\nFrom ", max(self._scan - 1, 0))
@@ -174,10 +175,13 @@ class Splitter:
                 if not final:
                     self._scan = cand
                     return None
-                buf += b"\n"
-                line_end = len(buf) - 1
+                # a last line without its newline
+                if FROM_LINE.fullmatch(bytes(buf[cand:]) + b"\n"):
+                    return cand, len(buf)
+                self._scan = len(buf)
+                return None
             if FROM_LINE.match(buf, cand, line_end + 1):
-                return cand
+                return cand, line_end + 1
             self._scan = line_end + 1
 
     def _cap(self) -> None:

@@ -1,0 +1,114 @@
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mlx
+from mlx.errors import NotMailError, StoreError
+from mlx.ingest.split import write_mboxrd
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACT = ["uid", "message_id", "date", "from_name", "from_addr", "to", "cc", "subject",
+            "in_reply_to", "references", "list_id", "body", "source", "offset", "defects",
+            "thread_id", "parent_id", "depth", "patch_id"]
+
+
+def mail(mid: str, body: str = "hello\n", list_id: str = "netdev.vger.kernel.org") -> bytes:
+    return (f"From: A <a@example.org>\nSubject: s {mid}\nMessage-ID: <{mid}>\n"
+            f"List-Id: <{list_id}>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n\n{body}").encode()
+
+
+def test_sample_data_contract(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    report = mlx.ingest([str(ROOT / "data")], store=store, workers=2)
+    assert report.balanced and report.errors == 0
+    archive = mlx.load(store)
+    msgs = archive.messages
+    assert set(CONTRACT) <= set(msgs.columns)
+    assert list(archive.errors.columns[:4]) == ["source", "offset", "length", "reason"]
+    assert len(msgs) == 6 and msgs.uid.is_unique
+    assert str(msgs.date.dtype) == "datetime64[us, UTC]"
+    # missing is NA, never ""
+    for col in ("from_name", "subject", "list_id", "body", "message_id"):
+        assert not (msgs[col] == "").any()
+    seed = msgs[msgs.body.str.contains("w/napi_gro_receive", na=False)].iloc[0]
+    lines = seed.body.splitlines()
+    assert ("[SUM]   0.00-10.04  sec   466 MBytes   390 Mbits/sec  162             sender"
+            in lines)
+    assert ("https://git.zx2c4.com/WireGuard/commit/?id=95951af7249912a4356b9a03cf3addc7e3f8f724"
+            in seed.body)
+    text = msgs[msgs.defects.apply(lambda d: "text-rendering" in d)].iloc[0]
+    assert text.subject == "Re: [PATCH v2 net] wireguard: use DEV_STATS_INC()"
+    assert "=== 4in4 TCP_STREAM: 901.05 Mbits/sec ===" in text.body
+
+
+def test_reingest_adds_nothing_and_growth_adds_only_new(tmp_path: Path) -> None:
+    path = tmp_path / "list.mbox"
+    path.write_bytes(write_mboxrd([mail("1@x"), mail("2@x")]))
+    store = str(tmp_path / "s")
+    first = mlx.ingest([str(path)], store=store, workers=1)
+    assert (first.raw, first.stored) == (2, 2)
+    again = mlx.ingest([str(path)], store=store, workers=1)
+    assert (again.raw, again.stored, again.unchanged) == (0, 0, 1)
+    with open(path, "ab") as fh:
+        fh.write(write_mboxrd([mail("3@x")]))
+    grown = mlx.ingest([str(path)], store=store, workers=1)
+    assert (grown.raw, grown.stored, grown.already) == (1, 1, 0)
+    assert sorted(mlx.load(store).messages.message_id) == ["1@x", "2@x", "3@x"]
+    # the same bytes under another name are recognised as stored
+    copy = tmp_path / "copy.mbox"
+    shutil.copy(path, copy)
+    dup = mlx.ingest([str(copy)], store=store, workers=2)
+    assert (dup.raw, dup.stored, dup.already) == (3, 0, 3) and dup.balanced
+
+
+def test_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "list.mbox"
+    path.write_bytes(write_mboxrd([
+        mail("1@x"),
+        mail("1@x"),  # delivered twice: one stored
+        mail("1@x", body="changed body\n"),  # a resend with a changed body: kept
+        mail("1@x", list_id="linux-kernel.vger.kernel.org"),  # cross-posted: once per list
+        b"\x00\x01\x02 binary junk\n",  # one junk chunk: an error row, the rest stands
+    ]))
+    store = str(tmp_path / "s")
+    report = mlx.ingest([str(path)], store=store, workers=1)
+    assert (report.raw, report.stored, report.duplicates, report.errors) == (5, 3, 1, 1)
+    assert report.balanced
+    errors = mlx.load(store).errors
+    assert errors.iloc[0].offset > 0 and "no mail headers" in errors.iloc[0].reason
+    # re-reading a changed file does not repeat its error row
+    path.write_bytes(path.read_bytes() + write_mboxrd([mail("9@x")]))
+    os.utime(path, (1, 1))
+    assert mlx.ingest([str(path)], store=store, workers=1).errors == 0
+    assert len(mlx.load(store).errors) == 1
+
+
+def test_bad_input_leaves_store_unchanged(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    good = tmp_path / "a.mbox"
+    good.write_bytes(write_mboxrd([mail("1@x")]))
+    mlx.ingest([str(good)], store=str(store), workers=1)
+    before = json.loads((store / "mlx-store.json").read_text())
+    png = tmp_path / "x.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    with pytest.raises(NotMailError):
+        mlx.ingest([str(good), str(png)], store=str(store))
+    assert json.loads((store / "mlx-store.json").read_text()) == before
+
+
+def test_load_not_a_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not an mlx store"):
+        mlx.load(str(tmp_path)).messages
+
+
+def test_engines_agree(tmp_path: Path) -> None:
+    one = mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "1"), workers=1)
+    two = mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "2"), workers=2)
+    assert one.stored == two.stored
+    a = mlx.load(str(tmp_path / "1")).messages.sort_values("uid").reset_index(drop=True)
+    b = mlx.load(str(tmp_path / "2")).messages.sort_values("uid").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
