@@ -108,7 +108,8 @@ def main() -> None:
 
         n_a, secs_a = naive(plain, args.naive_limit)
         rate_a = n_a / secs_a
-        print(f"(a) mailbox+mailparser: {n_a:>7} msgs {secs_a:7.1f}s {rate_a:8.0f} msg/s", flush=True)
+        print(f"(a) mailbox+mailparser: {n_a:>7} msgs {secs_a:7.1f}s {rate_a:8.0f} msg/s",
+              flush=True)
 
         rate_c = None
         if args.perceval:

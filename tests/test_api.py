@@ -102,7 +102,7 @@ def test_bad_input_leaves_store_unchanged(tmp_path: Path) -> None:
 
 def test_load_not_a_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not an mlx store"):
-        mlx.load(str(tmp_path)).messages
+        _ = mlx.load(str(tmp_path)).messages
 
 
 def test_engines_agree(tmp_path: Path) -> None:

@@ -18,11 +18,11 @@ from mlx.ingest.repair import (
     # latin-1 bytes in a message declaring utf-8: still right, with a defect
     ("Jörg Roßberg".encode("latin-1"), "utf-8", "Jörg Roßberg", ["charset-mismatch"]),
     # utf-8 bytes under a latin-1 label would give mojibake "JÃ¶rg"
-    ("Jörg".encode("utf-8"), "iso-8859-1", "Jörg", ["charset-mismatch"]),
+    ("Jörg".encode(), "iso-8859-1", "Jörg", ["charset-mismatch"]),
     # openwrt-devel holds charset=true and charset=y
-    ("Jörg".encode("utf-8"), "true", "Jörg", ["unknown-charset"]),
+    ("Jörg".encode(), "true", "Jörg", ["unknown-charset"]),
     # us-ascii declared, 8-bit bytes sent anyway
-    ("±5%".encode("utf-8"), "us-ascii", "±5%", ["charset-mismatch"]),
+    ("±5%".encode(), "us-ascii", "±5%", ["charset-mismatch"]),
     # no charset at all: utf-8, then cp1252 ("smart quotes" from Outlook)
     (b"\x93quoted\x94", None, "\u201cquoted\u201d", ["undeclared-8bit"]),
     # gb2312 declared, gb18030-only characters written (ath10k, openwrt)

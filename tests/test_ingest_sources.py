@@ -11,7 +11,8 @@ from mlx.ingest.chunks import split_stream
 from mlx.ingest.sources import Source, classify, discover, open_stream
 from mlx.ingest.split import write_mboxrd
 
-MBOX = write_mboxrd([b"Subject: a\nMessage-ID: <a@x>\n\nx\n", b"Subject: b\nMessage-ID: <b@x>\n\ny\n"])
+MBOX = write_mboxrd([b"Subject: a\nMessage-ID: <a@x>\n\nx\n",
+                     b"Subject: b\nMessage-ID: <b@x>\n\ny\n"])
 
 
 @pytest.mark.parametrize("compress, name", [

@@ -122,7 +122,8 @@ line = st.one_of(
                      b"", b"text", b"From:", b">", b"From my testing, ok"]),
     st.binary(max_size=20).map(lambda b: b.replace(b"\n", b"")),
 )
-body = st.lists(line, max_size=12).map(lambda ls: b"Subject: s\n\n" + b"".join(x + b"\n" for x in ls))
+body = st.lists(line, max_size=12).map(
+    lambda ls: b"Subject: s\n\n" + b"".join(x + b"\n" for x in ls))
 
 
 @settings(max_examples=300, deadline=None)

@@ -111,7 +111,7 @@ def plan_mbox(src: Source, start: int = 0, range_bytes: int = RANGE_BYTES) -> li
                 cuts.append(cut)
             target = cut + range_bytes
     cuts.append(size)
-    return [MboxRange(src.path, a, b, mode) for a, b in zip(cuts, cuts[1:]) if b > a]
+    return [MboxRange(src.path, a, b, mode) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
 def _next_from_line(fh, pos: int) -> int | None:  # type: ignore[no-untyped-def]

@@ -319,7 +319,7 @@ def _multipart_body(data: bytes, defects: list[str]) -> tuple[list[str], list[At
         attached = str(part.get("Content-Disposition", "")).lower().startswith("attachment")
         # the undecoded payload: get_payload(decode=False) would already run a
         # lossy charset decode over 8-bit bytes (mail-parser reads it the same way)
-        raw = part._payload
+        raw = part._payload  # type: ignore[attr-defined]
         if not isinstance(raw, str):
             continue
         is_patch = ctype in PATCH_TYPES or bool(name and PATCH_NAME.search(name))
@@ -353,8 +353,8 @@ def parse_message(data: bytes, where: Where, defects_in: tuple[str, ...] = ()
     try:
         return _parse(data, where, list(defects_in))
     except RecursionError:
-        return ErrorRecord(where.source, where.offset, where.length, "recursion limit while parsing",
-                           where.commit)
+        return ErrorRecord(where.source, where.offset, where.length,
+                           "recursion limit while parsing", where.commit)
     except Exception as exc:  # noqa: BLE001 - one bad message must never stop a run
         log.debug("parse failed at %s:%s", where.source, where.offset, exc_info=True)
         return ErrorRecord(where.source, where.offset, where.length,
@@ -389,7 +389,8 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
     if ctype.startswith("multipart/"):
         if body.count(b"boundary=") + head.count(b"boundary=") > MAX_MIME_BOUNDARIES:
             defects.append("mime-too-deep")
-            texts, files = [], []
+            texts: list[str] = []
+            files: list[Attachment] = []
         else:
             texts, files = _multipart_body(stripped, defects)
     else:

@@ -135,7 +135,8 @@ def classify(head: bytes) -> str | None:
 
 
 def _has_from_line(head: bytes) -> bool:
-    return any(FROM_LINE.match(line + b"\n") for line in head.split(b"\n") if line.startswith(b"From "))
+    return any(FROM_LINE.match(line + b"\n")
+               for line in head.split(b"\n") if line.startswith(b"From "))
 
 
 def _header_block(head: bytes) -> bool:
@@ -149,7 +150,8 @@ def _header_block(head: bytes) -> bool:
 
 
 def is_git_dir(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, "HEAD")) and os.path.isdir(os.path.join(path, "objects"))
+    return (os.path.isfile(os.path.join(path, "HEAD"))
+            and os.path.isdir(os.path.join(path, "objects")))
 
 
 def is_maildir(path: str) -> bool:
@@ -184,11 +186,11 @@ def discover(paths: list[str]) -> tuple[list[Source], list[str]]:
                 raise NotMailError(path, "a directory with no mail files in it")
             sources.extend(found)
         else:
-            sources.append(_file_source(path, strict=True))
+            sources.append(_file_source(path))
     return sources, skipped
 
 
-def _file_source(path: str, strict: bool) -> Source:
+def _file_source(path: str) -> Source:
     if os.path.getsize(path) == 0:
         raise NotMailError(path, "an empty file")
     head, compression = sniff_head(path)
@@ -232,7 +234,7 @@ def _walk(root: str, skipped: list[str]) -> list[Source]:
             out.extend(_walk(p, skipped))
         elif os.path.isfile(p):
             try:
-                out.append(_file_source(p, strict=False))
+                out.append(_file_source(p))
             except NotMailError as exc:
                 log.info("skipping %s", exc)
                 skipped.append(p)

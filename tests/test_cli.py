@@ -1,0 +1,56 @@
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlx.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_ingest_and_info(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    res = run("ingest", str(ROOT / "data"), "--store", store, "--workers", "1")
+    assert res.exit_code == 0
+    assert "6 raw messages from 3 source(s)" in res.output
+    assert "stored 6 new, 0 already stored, 0 duplicates, 0 errors" in res.output
+    res = run("ingest", str(ROOT / "data"), "--store", store, "--quiet")
+    assert res.exit_code == 0 and res.output == ""
+    res = run("info", "--store", store)
+    assert res.exit_code == 0
+    assert re.search(r"messages: 6\n", res.output)
+
+
+def test_missing_path_one_line_error(tmp_path: Path) -> None:
+    res = run("ingest", str(tmp_path / "nope.mbox"), "--store", str(tmp_path / "s"))
+    assert res.exit_code == 1
+    assert res.output == (f"Error: {tmp_path / 'nope.mbox'}: no such file or directory (pass an "
+                          "mbox, Maildir, .eml, public-inbox epoch or a folder of them)\n")
+    assert not (tmp_path / "s").exists()
+
+
+def test_png_is_refused(tmp_path: Path) -> None:
+    png = tmp_path / "graph.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    res = run("ingest", str(png), "--store", str(tmp_path / "s"))
+    assert res.exit_code == 1
+    assert res.output.startswith(f"Error: {png}: a PNG image; expected an mbox")
+    assert res.output.count("\n") == 1
+
+
+def test_info_without_store(tmp_path: Path) -> None:
+    res = run("info", "--store", str(tmp_path))
+    assert res.exit_code == 1
+    assert "not an mlx store" in res.output
+
+
+def test_every_command_has_help_and_is_documented() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name, cmd in main.commands.items():
+        assert cmd.help, name
+        assert run(name, "--help").exit_code == 0
+        assert f"mlx {name}" in readme, f"README does not mention `mlx {name}`"
