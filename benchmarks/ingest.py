@@ -28,6 +28,8 @@ import tempfile
 import threading
 import time
 
+import logging
+
 import mailparser
 import psutil
 
@@ -44,6 +46,7 @@ def decompress(path: str, tmp: str) -> str:
 
 
 def naive(path: str, limit: int | None) -> tuple[int, float]:
+    logging.getLogger("mailparser").setLevel(logging.ERROR)  # one warning per PGP part
     t = time.perf_counter()
     n = 0
     for msg in mailbox.mbox(path, create=False):

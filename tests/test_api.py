@@ -112,3 +112,31 @@ def test_engines_agree(tmp_path: Path) -> None:
     a = mlx.load(str(tmp_path / "1")).messages.sort_values("uid").reset_index(drop=True)
     b = mlx.load(str(tmp_path / "2")).messages.sort_values("uid").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_huge_message_is_bounded(tmp_path: Path) -> None:
+    attachment = "QUFB" * (12 << 20)  # 48 MB of base64, one line per 76 chars below
+    lines = "\n".join(attachment[i:i + 76] for i in range(0, len(attachment), 76))
+    big = (f"From: a@example.org\nSubject: big\nMessage-ID: <big@x>\nMIME-Version: 1.0\n"
+           f"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+           f"see attached\n--B\nContent-Type: application/octet-stream; name=dump.bin\n"
+           f"Content-Transfer-Encoding: base64\n\n{lines}\n--B--\n").encode()
+    path = tmp_path / "big.mbox"
+    path.write_bytes(write_mboxrd([big, mail("after@x")]))
+    store = str(tmp_path / "s")
+    report = mlx.ingest([str(path)], store=store, workers=1)
+    assert (report.raw, report.stored) == (2, 2)
+    msgs = mlx.load(store).messages.set_index("message_id")
+    assert "truncated" in msgs.loc["big@x", "defects"]
+    assert msgs.loc["big@x", "body"] == "see attached"  # the CRLF before a boundary is its own
+    assert msgs.loc["big@x", "attachments"][0]["content_type"] == "application/octet-stream"
+    assert msgs.loc["after@x", "offset"] == len(write_mboxrd([big]))
+
+
+def test_maildir_file_with_from_line(tmp_path: Path) -> None:
+    maildir = tmp_path / "md"
+    for sub in ("cur", "new", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "cur" / "1:2,S").write_bytes(b"From a@b Mon Jun  3 09:12:44 2019\n" + mail("m@x"))
+    report = mlx.ingest([str(maildir)], store=str(tmp_path / "s"), workers=1)
+    assert (report.stored, report.errors) == (1, 0)
