@@ -19,6 +19,7 @@ peak RSS < 1 GiB.  Perceval is looked up as ``--perceval`` or on PATH
 from __future__ import annotations
 
 import argparse
+import logging
 import mailbox
 import os
 import shutil
@@ -27,8 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-
-import logging
 
 import mailparser
 import psutil
