@@ -33,7 +33,8 @@ from mlx.ingest.chunks import (
 from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
-from mlx.store import ERRORS, MESSAGES, Store, errors_table
+from mlx.link import PATCHES, REPORTS, THREADS, link
+from mlx.store import ERRORS, MESSAGES, TRAILER, Store, errors_table
 
 WRITE_ROWS = 20_000  # messages per Parquet part
 LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
@@ -54,6 +55,7 @@ class IngestReport:
     already: int = 0  # already in the store from an earlier run
     deleted: int = 0  # public-inbox deletions
     defects: Counter[str] = field(default_factory=Counter)
+    linked: dict[str, int] = field(default_factory=dict)  # threads, patches, series ...
     elapsed: float = 0.0
 
     @property
@@ -204,6 +206,8 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         if progress:
             progress(res.raw)
     writer.flush()
+    if report.stored or st.read_link("messages") is None:
+        report.linked = link(st)
     report.elapsed = time.perf_counter() - started
     st.manifest.setdefault("runs", []).append({
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
@@ -301,14 +305,39 @@ class Archive:
 
     @property
     def messages(self) -> pd.DataFrame:
+        """One row per stored message, with its thread and patch."""
         if "messages" not in self._cache:
             df = _to_pandas(self.store.read("messages", MESSAGES))
+            links = self.store.read_link("messages")
+            if links is not None:
+                df = df.merge(_to_pandas(links), on="uid", how="left")
             for col in LINK_COLUMNS:
                 if col not in df.columns:
                     df[col] = pd.Series(pd.NA, index=df.index,
                                         dtype="Int64" if col == "depth" else "string")
             self._cache["messages"] = df
         return self._cache["messages"]
+
+    def _link_table(self, name: str, schema: pa.Schema) -> pd.DataFrame:
+        if name not in self._cache:
+            table = self.store.read_link(name)
+            self._cache[name] = _to_pandas(table if table is not None else schema.empty_table())
+        return self._cache[name]
+
+    @property
+    def threads(self) -> pd.DataFrame:
+        """thread_id, root_id, subject, n_messages, first_date, last_date, n_ghosts."""
+        return self._link_table("threads", THREADS)
+
+    @property
+    def patches(self) -> pd.DataFrame:
+        """One row per patch posting (cover letters included)."""
+        return self._link_table("patches", PATCHES)
+
+    @property
+    def reports(self) -> pd.DataFrame:
+        """Kernel test robot reports: commit, metric, change_pct, verdict."""
+        return self._link_table("reports", REPORTS)
 
     @property
     def errors(self) -> pd.DataFrame:
@@ -319,9 +348,12 @@ class Archive:
 
 def _to_pandas(table: pa.Table) -> pd.DataFrame:
     df = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
-    for name in table.schema.names:
-        if pa.types.is_list(table.schema.field(name).type):
-            df[name] = [list(v) if v is not None else [] for v in df[name]]
+    for f in table.schema:
+        if f.type == pa.list_(TRAILER):  # (key, value) pairs, as the contract says
+            df[f.name] = [[(t["key"], t["value"]) for t in v] if v is not None else []
+                          for v in df[f.name]]
+        elif pa.types.is_list(f.type):
+            df[f.name] = [list(v) if v is not None else [] for v in df[f.name]]
     return df
 
 

@@ -25,11 +25,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
+from mlx.extract.patches import patch_facts
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
 FORMAT = 1
 
+TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
 ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),
                         ("size", pa.int64())])
 MESSAGES = pa.schema([
@@ -53,7 +55,19 @@ MESSAGES = pa.schema([
     ("attachments", pa.list_(ATTACHMENT)),
     ("content_type", pa.string()),
     ("raw_size", pa.int64()),
+    # per-message patch facts (mlx.extract.patches), computed by the workers
+    ("has_diff", pa.bool_()),
+    ("diff_files", pa.int64()),
+    ("diff_insertions", pa.int64()),
+    ("diff_deletions", pa.int64()),
+    ("diffstat_files", pa.int64()),
+    ("diffstat_insertions", pa.int64()),
+    ("diffstat_deletions", pa.int64()),
+    ("trailers", pa.list_(TRAILER)),
+    ("commit_refs", pa.list_(pa.string())),
 ])
+FACT_COLUMNS = ("has_diff", "diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
+                "diffstat_insertions", "diffstat_deletions", "trailers", "commit_refs")
 ERRORS = pa.schema([
     ("source", pa.string()),
     ("offset", pa.int64()),
@@ -64,13 +78,21 @@ ERRORS = pa.schema([
 
 
 def messages_table(records: Iterable[MessageRecord]) -> pa.Table:
+    """Rows of ``messages``, with the patch facts of each body."""
     cols: dict[str, list[Any]] = {name: [] for name in MESSAGES.names}
+    fields = [n for n in MESSAGES.names if n not in FACT_COLUMNS]
     for rec in records:
-        for name, values in cols.items():
+        for name in fields:
             value = getattr(rec, name)
             if name == "attachments":
                 value = [a.__dict__ for a in value]
-            values.append(value)
+            cols[name].append(value)
+        facts = patch_facts(rec.body)
+        for name in FACT_COLUMNS:
+            value = getattr(facts, name)
+            if name == "trailers":
+                value = [{"key": k, "value": v} for k, v in value]
+            cols[name].append(value)
     return pa.table(cols, schema=MESSAGES)
 
 
@@ -138,8 +160,29 @@ class Store:
             json.dump(self.manifest, fh, indent=1, sort_keys=True)
         os.replace(tmp, path)
 
-    def read(self, table: str, schema: pa.Schema) -> pa.Table:
-        parts = self.part_paths(table)
-        if not parts:
-            return schema.empty_table()
-        return pa.concat_tables([pq.read_table(p, schema=schema) for p in parts])
+    def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
+        """All parts of a table; columns a part lacks (older parts) come back null."""
+        if columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns])
+        tables = [_conform(pq.read_table(p, columns=[c for c in schema.names
+                                                     if c in pq.read_schema(p).names]), schema)
+                  for p in self.part_paths(table)]
+        return pa.concat_tables(tables) if tables else schema.empty_table()
+
+    def write_link(self, name: str, data: pa.Table) -> None:
+        """Replace one table of the link stage (recomputed over the whole store)."""
+        os.makedirs(os.path.join(self.path, "link"), exist_ok=True)
+        final = os.path.join(self.path, "link", f"{name}.parquet")
+        pq.write_table(data, final + ".tmp", compression="zstd")
+        os.replace(final + ".tmp", final)
+
+    def read_link(self, name: str) -> pa.Table | None:
+        path = os.path.join(self.path, "link", f"{name}.parquet")
+        return pq.read_table(path) if os.path.exists(path) else None
+
+
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    for f in schema:
+        if f.name not in table.column_names:
+            table = table.append_column(f, pa.nulls(table.num_rows, f.type))
+    return table.select(schema.names).cast(schema)

@@ -1,0 +1,109 @@
+"""The link stage: global passes over the header columns of the whole store.
+
+Runs after every ingest (a new message can complete an old thread) and
+replaces the tables under ``<store>/link/``: ``messages`` (uid → thread_id,
+parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pyarrow as pa
+
+from mlx.link.patches import Row, link_patches
+from mlx.link.threads import ThreadInput, ThreadOutput, thread
+from mlx.store import MESSAGES, TRAILER, Store
+
+HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "to", "cc",
+                  "in_reply_to", "references", "has_diff", "diff_files", "diff_insertions",
+                  "diff_deletions", "diffstat_files", "diffstat_insertions",
+                  "diffstat_deletions", "trailers", "commit_refs"]
+
+LINKS = pa.schema([("uid", pa.string()), ("thread_id", pa.string()), ("parent_id", pa.string()),
+                   ("parent_uid", pa.string()), ("depth", pa.int64()), ("patch_id", pa.string())])
+THREADS = pa.schema([("thread_id", pa.string()), ("root_id", pa.string()),
+                     ("subject", pa.string()), ("n_messages", pa.int64()),
+                     ("first_date", pa.timestamp("us", tz="UTC")),
+                     ("last_date", pa.timestamp("us", tz="UTC")), ("n_ghosts", pa.int64())])
+PATCHES = pa.schema([
+    ("patch_id", pa.string()), ("message_id", pa.string()), ("uid", pa.string()),
+    ("title", pa.string()), ("subsystem", pa.string()), ("subsystem_path", pa.string()),
+    ("prefixes", pa.list_(pa.string())), ("tree", pa.string()), ("version", pa.int64()),
+    ("version_seen", pa.bool_()), ("part", pa.int64()), ("total", pa.int64()),
+    ("is_rfc", pa.bool_()), ("is_resend", pa.bool_()), ("is_cover", pa.bool_()),
+    ("series_id", pa.string()), ("files_changed", pa.int64()), ("insertions", pa.int64()),
+    ("deletions", pa.int64()), ("trailers", pa.list_(TRAILER)),
+    ("commit_refs", pa.list_(pa.string())), ("from_addr", pa.string()),
+    ("thread_id", pa.string()), ("date", pa.timestamp("us", tz="UTC")),
+])
+REPORTS = pa.schema([("uid", pa.string()), ("message_id", pa.string()), ("commit", pa.string()),
+                     ("metric", pa.string()), ("change_pct", pa.float64()),
+                     ("verdict", pa.string()), ("tree", pa.string()), ("title", pa.string())])
+
+
+def _seconds(ts: Any) -> float:
+    return ts.timestamp() if ts is not None else math.nan
+
+
+def _stamp(sec: float) -> Any:
+    import datetime as dt
+    if sec != sec or math.isinf(sec):
+        return None
+    return dt.datetime.fromtimestamp(sec, dt.timezone.utc)
+
+
+def link(st: Store) -> dict[str, int]:
+    """Recompute threads and patches for the whole store; counts for the summary."""
+    cols = st.read("messages", MESSAGES, HEADER_COLUMNS).to_pydict()
+    n = len(cols["uid"])
+    dates = [_seconds(d) for d in cols["date"]]
+    addrs = [{a.lower() for a in (f, *t, *c) if a}
+             for f, t, c in zip(cols["from_addr"], cols["to"], cols["cc"], strict=True)]
+    out = thread(ThreadInput(cols["uid"], cols["message_id"], dates, cols["in_reply_to"],
+                             cols["references"], addrs))
+    rows = [Row(uid=cols["uid"][i], message_id=cols["message_id"][i],
+                subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
+                thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
+                has_diff=bool(cols["has_diff"][i]), diffstat_files=cols["diffstat_files"][i],
+                facts=_facts(cols, i))
+            for i in range(n)]
+    patches, pid, robots = link_patches(rows)
+    st.write_link("messages", pa.table({
+        "uid": cols["uid"], "thread_id": out.thread_id, "parent_id": out.parent_id,
+        "parent_uid": out.parent_uid, "depth": out.depth, "patch_id": pid}, schema=LINKS))
+    st.write_link("threads", _threads_table(out, cols, dates))
+    for p in patches:
+        p["date"] = _stamp(p["date"])
+        p["trailers"] = [{"key": k, "value": v} for k, v in p["trailers"]]
+    st.write_link("patches", pa.Table.from_pylist(patches, schema=PATCHES))
+    st.write_link("reports", pa.Table.from_pylist(robots, schema=REPORTS))
+    return {"threads": len(out.threads), "patches": len(patches),
+            "covers": sum(1 for p in patches if p["is_cover"]),
+            "series": len({p["series_id"] for p in patches}), "reports": len(robots)}
+
+
+def _facts(cols: dict[str, list[Any]], i: int) -> dict[str, Any]:
+    facts = {k: cols[k][i] for k in ("diff_files", "diff_insertions", "diff_deletions",
+                                     "diffstat_files", "diffstat_insertions",
+                                     "diffstat_deletions", "commit_refs")}
+    facts["trailers"] = [(t["key"], t["value"]) for t in cols["trailers"][i] or []]
+    return facts
+
+
+def _threads_table(out: ThreadOutput, cols: dict[str, list[Any]], dates: list[float]) -> pa.Table:
+    rows = []
+    for tid, t in out.threads.items():
+        members = t["members"]
+        known = [dates[i] for i in members if dates[i] == dates[i]]
+        first = min(members, key=lambda i: (dates[i] if dates[i] == dates[i] else math.inf,
+                                            out.depth[i]))
+        root_rows = [i for i in members if out.depth[i] == 0]
+        subject_row = root_rows[0] if root_rows else first
+        rows.append({"thread_id": tid, "root_id": t["root_id"],
+                     "subject": cols["subject"][subject_row], "n_messages": len(members),
+                     "first_date": _stamp(min(known)) if known else None,
+                     "last_date": _stamp(max(known)) if known else None,
+                     "n_ghosts": t["n_ghosts"]})
+    return pa.Table.from_pylist(rows, schema=THREADS)

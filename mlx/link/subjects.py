@@ -1,0 +1,149 @@
+"""Patch subjects: version, part/total, tree, flags and title.
+
+The union of what b4, Patchwork and syzkaller each get right:
+- b4 reads ``[PATCH v6,19/24]`` as v1 and takes 24 parts for 24 revisions;
+  here commas separate tokens, so it is v6, part 19 of 24;
+- Patchwork misses versions written after the title (``tcp: fix foo (v2)``);
+- reply and forward prefixes in several languages, before or after brackets.
+
+Which values were seen and which defaulted is recorded (``version_seen``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+# Re: / RE: / Aw: / AW: / SV: / VS: / Antw: / Fwd: / Fw: / TR: / Re[2]: / Re(2):
+REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|vs|antw|odp|wg|fwd?|tr)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*")
+# only unambiguous ones after a bracket ("[PATCH] fw: ..." may be the firmware subsystem)
+REPLY_AFTER = re.compile(r"(?i)^\s*(?:re|aw|sv|antw|fwd)\s*(?:\[\d+\])?\s*:\s*")
+GROUP = re.compile(r"^\s*\[([^\[\]]*)\]")
+# [PATCH 1 of 3]  (mercurial patchbomb)
+N_OF_M = re.compile(r"(?i)\b(\d+)\s+of\s+(\d+)\b")
+PATCH_TOKEN = re.compile(r"(?i)^(patch|rfc)(?:-?v(\d+))?$")
+VERSION_TOKEN = re.compile(r"(?i)^v(\d+)$")
+PART_TOKEN = re.compile(r"^(\d+)/(\d+)$")
+# "tcp: fix foo (v2)" and "tcp: fix foo v2" at the end of the title
+TRAILING_VERSION = re.compile(r"(?i)\s*[\(\[]v(\d+)[\)\]]\s*$")
+# "net: mana: fix foo" -> net, net/mana ; "wireguard: use DEV_STATS_INC()" -> wireguard
+SUBSYS_WORD = re.compile(r"([\w.+/-]+):")
+# kernel test robot: "8b27dae5a2: netperf.Throughput_Mbps -25.7% regression"
+ROBOT = re.compile(
+    r"^([0-9a-f]{7,40}):?\s+([\w.:/-]+)\s+([-+]?\d+(?:\.\d+)?)%\s+(regression|improvement)",
+    re.I)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A parsed subject; ``kind`` is ``patch``, ``robot`` or ``other``."""
+
+    raw: str
+    title: str
+    kind: str = "other"
+    is_reply: bool = False
+    prefixes: list[str] = field(default_factory=list)
+    tree: str | None = None
+    version: int = 1
+    version_seen: bool = False
+    part: int | None = None
+    total: int | None = None
+    is_rfc: bool = False
+    is_resend: bool = False
+    subsystem: str | None = None
+    subsystem_path: str | None = None
+    robot_commit: str | None = None
+    robot_metric: str | None = None
+    robot_change_pct: float | None = None
+
+    @property
+    def is_cover(self) -> bool:
+        return self.part == 0 and bool(self.total)
+
+
+def _strip_prefixes(text: str) -> tuple[str, list[str], bool]:
+    """Bracket groups and reply prefixes at the head, in any order."""
+    groups: list[str] = []
+    reply = False
+    while True:
+        m = (REPLY if not groups else REPLY_AFTER).match(text)
+        if m:
+            reply = True
+            text = text[m.end():]
+            continue
+        g = GROUP.match(text)
+        if g:
+            groups.append(g.group(1).strip())
+            text = text[g.end():]
+            continue
+        return text.strip(), groups, reply
+
+
+def _tokens(group: str) -> list[str]:
+    group = N_OF_M.sub(r"\1/\2", group)
+    return [t for t in re.split(r"[\s,]+", group) if t]
+
+
+@lru_cache(maxsize=65536)
+def parse_subject(subject: str | None) -> Subject:
+    raw = " ".join((subject or "").split())
+    title, groups, reply = _strip_prefixes(raw)
+    values: dict = {"is_reply": reply, "prefixes": groups}
+    is_patch = False
+    for group in groups:
+        tokens = _tokens(group)
+        patch_group = any(PATCH_TOKEN.match(t) for t in tokens)
+        is_patch = is_patch or patch_group
+        for tok in tokens:
+            low = tok.lower()
+            if m := PATCH_TOKEN.match(tok):
+                values["is_rfc"] = values.get("is_rfc", False) or low.startswith("rfc")
+                if m.group(2):
+                    values.update(version=int(m.group(2)), version_seen=True)
+            elif low == "resend":
+                values["is_resend"] = True
+            elif m := VERSION_TOKEN.match(tok):
+                values.update(version=int(m.group(1)), version_seen=True)
+            elif m := PART_TOKEN.match(tok):
+                values.update(part=int(m.group(1)), total=int(m.group(2)))
+            elif patch_group and "tree" not in values:
+                values["tree"] = tok  # net, net-next, bpf-next, 5.10, linus:master
+    if m := TRAILING_VERSION.search(title):
+        if not values.get("version_seen"):
+            values.update(version=int(m.group(1)), version_seen=True)
+        title = title[:m.start()].rstrip()
+    robot = ROBOT.match(title)
+    if robot:
+        values.update(kind="robot", robot_commit=robot.group(1).lower(),
+                      robot_metric=robot.group(2), robot_change_pct=float(robot.group(3)))
+        if not is_patch and groups and ":" in groups[0]:
+            values["tree"] = groups[0]  # [linus:master]
+    elif is_patch:
+        values["kind"] = "patch"
+    chain = _subsystems(title)
+    if chain:
+        values.update(subsystem=chain[0], subsystem_path="/".join(chain))
+    return Subject(raw=raw, title=title, **values)
+
+
+def _subsystems(title: str) -> list[str]:
+    """Leading "a: b: " words of a title; none when the colon is prose ("Note: ...")."""
+    chain: list[str] = []
+    rest = title
+    while m := SUBSYS_WORD.match(rest):
+        if not rest[m.end():].startswith(" "):
+            break
+        chain.append(m.group(1))
+        rest = rest[m.end():].lstrip()
+    return chain
+
+
+def looks_like_commit_title(title: str) -> bool:
+    """'receive: use gro call instead of plain call': a subsystem prefix and a lowercase start."""
+    chain = _subsystems(title)
+    return bool(chain) and chain[0][:1].islower() and len(title.split()) >= 3
+
+
+def normalize_title(title: str) -> str:
+    return " ".join(title.lower().split())

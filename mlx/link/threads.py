@@ -1,0 +1,153 @@
+"""Reply threading over the header columns of the whole store.
+
+Parent = In-Reply-To when it holds one well-formed id, else the last
+References id (the rule notmuch uses).  A parent missing from the archive
+becomes a *ghost* node whose own parent comes from the References chain, so a
+reply still joins the thread of its other references; a thread whose root is
+missing gets a ghost root.  Duplicate Message-IDs stay separate messages
+(replies attach to the earliest).  Reference loops are cut.  The result does
+not depend on the order of the input: ties are broken by (date, uid).
+Linear time with dicts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# An old git-send-email asked "Message-ID to be used as In-Reply-To?" and
+# people answered "y": In-Reply-To: <y>
+JUNK_IDS = {"y", "n", "yes", "no"}
+GHOST = "ghost:"
+NO_DATE = float("inf")
+
+
+@dataclass(frozen=True)
+class ThreadInput:
+    """The header columns threading reads, one list per column."""
+
+    uid: Sequence[str]
+    message_id: Sequence[str | None]
+    date: Sequence[float]  # POSIX seconds, NaN/inf when unknown
+    in_reply_to: Sequence[Sequence[str]]
+    references: Sequence[Sequence[str]]
+    addresses: Sequence[set[str]]  # From/To/Cc of each message, lowercased
+
+
+@dataclass(frozen=True)
+class ThreadOutput:
+    """Per message (input order) and per thread."""
+
+    thread_id: list[str]
+    parent_id: list[str | None]  # the parent's Message-ID (a ghost's id included)
+    parent_uid: list[str | None]  # the parent's uid, None for ghosts and roots
+    depth: list[int]
+    threads: dict[str, dict]  # thread_id -> root_id, n_ghosts, members (row indexes)
+
+
+def _clean(ids: Sequence[str], own: str | None, addrs: set[str]) -> list[str]:
+    """Ids worth following: not the message itself, no address, no "<y>"."""
+    return [i for i in ids
+            if i != own and i.lower() not in JUNK_IDS and i.lower() not in addrs
+            and not re.search(r"\s", i)]
+
+
+def choose_parent(irt: Sequence[str], refs: Sequence[str], own: str | None,
+                  addrs: set[str]) -> str | None:
+    irt_ids = _clean(irt, own, addrs)
+    if len(irt_ids) == 1:
+        return irt_ids[0]
+    ref_ids = _clean(refs, own, addrs)
+    if ref_ids:
+        return ref_ids[-1]
+    return irt_ids[0] if irt_ids else None
+
+
+def thread(inp: ThreadInput) -> ThreadOutput:
+    n = len(inp.uid)
+    key_date = [(d if d == d else NO_DATE, u) for d, u in zip(inp.date, inp.uid, strict=True)]
+    order = sorted(range(n), key=key_date.__getitem__)
+    first: dict[str, int] = {}  # Message-ID -> row of its earliest message
+    for i in order:
+        mid = inp.message_id[i]
+        if mid is not None and mid not in first:
+            first[mid] = i
+
+    # nodes: row index (int) for messages, "ghost:<id>" for missing ones
+    parent: dict[object, object] = {}
+    parent_id: list[str | None] = [None] * n
+    for i in order:
+        own = inp.message_id[i]
+        refs = _clean(inp.references[i], own, inp.addresses[i])
+        p = choose_parent(inp.in_reply_to[i], inp.references[i], own, inp.addresses[i])
+        parent_id[i] = p
+        if p is not None:
+            parent[i] = first[p] if p in first and first[p] != i else GHOST + p
+        # the References chain gives ghosts their parents (first message wins)
+        chain = refs if not p or (refs and refs[-1] == p) else refs + [p]
+        for a, b in zip(chain, chain[1:], strict=False):
+            if b not in first and a != b and GHOST + b not in parent:
+                parent[GHOST + b] = first[a] if a in first else GHOST + a
+    _cut_cycles(parent, key_date)
+
+    root: dict[object, object] = {}
+    depth_of: dict[object, int] = {}
+    for node in list(range(n)) + [k for k in parent if isinstance(k, str)]:
+        _resolve(node, parent, root, depth_of)
+
+    threads: dict[str, dict] = {}
+    thread_id: list[str] = []
+    for i in range(n):
+        r = root[i]
+        tid = inp.uid[r] if isinstance(r, int) else str(r)
+        thread_id.append(tid)
+        t = threads.setdefault(tid, {"root_id": inp.message_id[r] if isinstance(r, int)
+                                     else str(r)[len(GHOST):], "members": [], "ghosts": set()})
+        t["members"].append(i)
+    for node, r in root.items():
+        if isinstance(node, str):
+            tid = inp.uid[r] if isinstance(r, int) else str(r)
+            if tid in threads:
+                threads[tid]["ghosts"].add(node)
+    for t in threads.values():
+        t["n_ghosts"] = len(t.pop("ghosts"))
+    parent_uid = [inp.uid[p] if isinstance((p := parent.get(i)), int) else None for i in range(n)]
+    return ThreadOutput(thread_id, parent_id, parent_uid, [depth_of[i] for i in range(n)], threads)
+
+
+def _cut_cycles(parent: dict[object, object], key_date: list[tuple[float, str]]) -> None:
+    """Break every parent cycle at its earliest message (ghosts last)."""
+    state: dict[object, int] = {}  # 1: on the current path, 2: done
+    for start in list(parent):
+        path: list[object] = []
+        node: object = start
+        while node is not None and state.get(node) is None:
+            state[node] = 1
+            path.append(node)
+            node = parent.get(node)
+        if node is not None and state.get(node) == 1:
+            cycle = path[path.index(node):]
+            cut = min(cycle, key=lambda x: key_date[x] if isinstance(x, int)
+                      else (NO_DATE, str(x)))
+            del parent[cut]
+        for p in path:
+            state[p] = 2
+
+
+def _resolve(node: object, parent: dict[object, object], root: dict[object, object],
+             depth: dict[object, int]) -> None:
+    path: list[object] = []
+    cur: object = node
+    while cur not in root:
+        nxt = parent.get(cur)
+        if nxt is None:
+            root[cur] = cur
+            depth[cur] = 0
+            break
+        path.append(cur)
+        cur = nxt
+    for p in reversed(path):
+        nxt = parent[p]
+        root[p] = root[nxt]
+        depth[p] = depth[nxt] + 1
