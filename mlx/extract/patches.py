@@ -23,16 +23,24 @@ DIFFSTAT = re.compile(
     re.M)
 TRAILER_KEYS = ("Signed-off-by", "Reviewed-by", "Acked-by", "Tested-by", "Reported-by",
                 "Suggested-by", "Co-developed-by", "Fixes", "Link", "Closes", "Cc", "Nacked-by")
-# Reviewed-by: Eric Dumazet <edumazet@google.com>
-TRAILER = re.compile(r"(?i)(" + "|".join(TRAILER_KEYS) + r")[ \t]*:[ \t]*(\S.*)")
+# Reviewed-by: Eric Dumazet <edumazet@google.com>  (at the start of a line: never quoted).
+# Every pattern here starts with a literal ("\n", "ommit") so the regex engine
+# skips to candidates at C speed instead of trying each position of the body.
+TRAILER = re.compile(r"\n(?i:(" + "|".join(TRAILER_KEYS) + r"))[ \t]*:[ \t]*(\S[^\n]*)")
+# an indented line continuing a wrapped trailer value
+CONTINUATION = re.compile(r"\n([ \t]+\S[^\n]*)")
 CANONICAL = {k.lower(): k for k in TRAILER_KEYS}
-# commit 95951af72499 ("receive: use gro call instead of plain call")
-COMMIT_WORD = re.compile(r"(?i)\bcommit\s+([0-9a-f]{12,40})\b")
-# Fixes: 95951af72499 ("receive: ...")
-FIXES = re.compile(r"(?im)^\s*Fixes:\s*([0-9a-f]{12,40})\b")
-# https://git.zx2c4.com/WireGuard/commit/?id=95951af7249912a4356b9a03cf3addc7e3f8f724
-# https://github.com/torvalds/linux/commit/95951af7249912a4356b9a03cf3addc7e3f8f724
-COMMIT_URL = re.compile(r"(?i)(?:[?&;]id=|/commits?/|/c/)([0-9a-f]{12,40})\b")
+COMMIT_REFS = (
+    # commit 95951af72499 ("receive: use gro call instead of plain call")
+    ("ommit", re.compile(r"ommit\s+([0-9a-f]{12,40})\b")),
+    # Fixes: 95951af72499 ("receive: ...")
+    ("Fixes:", re.compile(r"\n[ \t]*Fixes:[ \t]*([0-9a-f]{12,40})\b")),
+    # https://git.zx2c4.com/WireGuard/commit/?id=95951af7249912a4356b9a03cf3addc7e3f8f724
+    ("id=", re.compile(r"id=([0-9a-f]{12,40})\b")),
+    # https://github.com/torvalds/linux/commit/95951af7249912a4356b9a03cf3addc7e3f8f724
+    ("/c", re.compile(r"/(?:commits?|c)/([0-9a-f]{12,40})\b")),
+)
+QUOTED_LINE = re.compile(r"\n>[^\n]*")
 
 
 @dataclass(frozen=True)
@@ -98,23 +106,18 @@ def diff_size(lines: list[str]) -> tuple[int, int, int]:
     return len(files), ins, dels
 
 
-def trailers(lines: list[str]) -> list[tuple[str, str]]:
+def trailers(text: str) -> list[tuple[str, str]]:
     """Trailer lines, wrapped values joined: ``[("Reviewed-by", "A <a@b>"), ...]``."""
     out: list[tuple[str, str]] = []
-    for i, line in enumerate(lines):
-        if not line or line[0] in " \t>+-@":
-            continue
-        m = TRAILER.fullmatch(line.rstrip())
-        if not m:
-            continue
+    text = "\n" + text
+    for m in TRAILER.finditer(text):
         key = CANONICAL[m.group(1).lower()]
         value = m.group(2).strip()
-        j = i + 1
+        pos = m.end()
         # a value wrapped onto indented lines ("Fixes: abc (\"long\n    title\")")
-        while j < len(lines) and lines[j][:1] in (" ", "\t") and lines[j].strip() \
-                and not TRAILER.match(lines[j].strip()):
-            value += " " + lines[j].strip()
-            j += 1
+        while (c := CONTINUATION.match(text, pos)) and not TRAILER.match(c.group(1).strip()):
+            value += " " + c.group(1).strip()
+            pos = c.end()
         if key == "Cc" and "@" not in value:
             continue  # "Cc: the list" in prose
         out.append((key, value))
@@ -123,31 +126,31 @@ def trailers(lines: list[str]) -> list[tuple[str, str]]:
 
 def commit_refs(text: str) -> list[str]:
     refs: dict[str, None] = {}
-    for rx in (FIXES, COMMIT_WORD, COMMIT_URL):
-        for m in rx.finditer(text):
-            refs.setdefault(m.group(1).lower(), None)
+    text = "\n" + text
+    for literal, rx in COMMIT_REFS:
+        if literal in text:
+            for m in rx.finditer(text):
+                refs.setdefault(m.group(1).lower(), None)
     return list(refs)
 
 
 def patch_facts(body: str | None) -> PatchFacts:
     if not body:
         return PatchFacts()
-    lines = body.split("\n")
     has_diff = ("\n@@ -" in body) and ("\n+++ " in body or "\ndiff --git " in body)
     if not has_diff and "diff --git " in body and "Binary files" in body:
         has_diff = True
     files = ins = dels = 0
     if has_diff or "\ndiff --git " in body:
-        files, ins, dels = diff_size(lines)
+        files, ins, dels = diff_size(body.split("\n"))
         has_diff = files > 0
-    stat = DIFFSTAT.search(body)
-    own = [ln for ln in lines if not ln.startswith(">")]
+    stat = DIFFSTAT.search(body) if " changed" in body else None
+    own = QUOTED_LINE.sub("", "\n" + body) if (body.startswith(">") or "\n>" in body) else body
     return PatchFacts(
         has_diff=has_diff, diff_files=files, diff_insertions=ins, diff_deletions=dels,
         diffstat_files=int(stat.group(1)) if stat else None,
         diffstat_insertions=int(stat.group(2) or 0) if stat else None,
         diffstat_deletions=int(stat.group(3) or 0) if stat else None,
         trailers=trailers(own),
-        commit_refs=commit_refs("\n".join(own)) if ("commit" in body or "Fixes" in body
-                                                    or "id=" in body) else [],
+        commit_refs=commit_refs(own),
     )

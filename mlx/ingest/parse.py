@@ -22,7 +22,7 @@ import quopri
 import re
 from dataclasses import dataclass, field
 from email import policy
-from email.parser import BytesHeaderParser, BytesParser
+from email.parser import BytesParser
 from typing import Any
 
 import mailparser
@@ -50,7 +50,8 @@ PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file", "application/
 PATCH_NAME = re.compile(r"\.(?:patch|diff)$", re.I)
 KEEP_FOR_MAILPARSER = ("from", "date")
 
-HEADERS_ONLY = BytesHeaderParser(policy=policy.compat32)
+# one header field with its folded continuation lines: "Subject: foo\n bar"
+HEADER_FIELD = re.compile(rb"^([!-9;-~]+)[ \t]*:[ \t]*([^\n]*(?:\n[ \t][^\n]*)*)", re.M)
 FULL = BytesParser(policy=policy.compat32)
 
 
@@ -157,6 +158,18 @@ def addresses(value: str | None) -> list[str]:
     return [a.lower() for a in ADDRESS.findall(value)]
 
 
+class _SenderDateParser(mailparser.MailParser):  # type: ignore[misc]
+    """mail-parser's header parsing (addresses, dates) without its body walk.
+
+    ``MailParser.parse`` walks every part and builds a dict of all headers;
+    mlx decodes bodies itself and asks only for the sender and the date.
+    """
+
+    def parse(self) -> _SenderDateParser:
+        self._reset()
+        return self
+
+
 def _sender_and_date(from_value: str | None, date_value: str | None,
                      defects: list[str]) -> tuple[str | None, str | None, dt.datetime | None]:
     """mail-parser on a message holding only From and Date."""
@@ -168,7 +181,7 @@ def _sender_and_date(from_value: str | None, date_value: str | None,
     if date_value:
         small["Date"] = date_value
     try:
-        mp = mailparser.MailParser(small)
+        mp = _SenderDateParser(small)
         senders = mp.from_ or []
         date = mp.date
     except Exception:  # noqa: BLE001 - mail-parser raises assorted errors on junk headers
@@ -219,29 +232,50 @@ def _fallback_date(value: str) -> dt.datetime | None:
         return None
 
 
-def _header(msg: email.message.Message, name: str, defects: list[str]) -> str | None:
-    value = msg.get(name)
+Headers = dict[str, str]
+
+
+def read_headers(head: bytes) -> Headers:
+    """First value of each header (lowercased name), folding kept, bytes escaped.
+
+    Non-ASCII bytes come back surrogate-escaped, as compat32 gives them; a line
+    that is neither a field nor a continuation is skipped.
+    """
+    out: Headers = {}
+    for m in HEADER_FIELD.finditer(head):
+        name = m.group(1).decode("ascii").lower()
+        if name not in out:
+            out[name] = m.group(2).decode("ascii", "surrogateescape").replace("\r", "")
+    return out
+
+
+def _raw_header(headers: Headers, name: str, defects: list[str]) -> str | None:
+    value = headers.get(name)
     if value is None:
         return None
-    value = str(value)
     if len(value) > MAX_HEADER:
-        value = value[:MAX_HEADER]
         if "header-too-long" not in defects:
             defects.append("header-too-long")
+        value = value[:MAX_HEADER]
+    return value
+
+
+def _header(headers: Headers, name: str, defects: list[str]) -> str | None:
+    value = _raw_header(headers, name, defects)
+    if value is None:
+        return None
     text, errs = repair.decode_header(value)
     defects.extend(e for e in errs if e not in defects)
     return text
 
 
-def _raw_header(msg: email.message.Message, name: str, defects: list[str]) -> str | None:
-    value = msg.get(name)
-    if value is None:
-        return None
-    value = str(value)
-    if len(value) > MAX_HEADER:
-        defects.append("header-too-long")
-        value = value[:MAX_HEADER]
-    return value
+def _content_headers(headers: Headers) -> email.message.Message:
+    """A Message holding only the MIME headers, for email's parameter parsing."""
+    msg = email.message.Message()
+    for name in ("content-type", "content-transfer-encoding", "content-disposition"):
+        if name in headers:
+            msg[name] = headers[name][:MAX_HEADER]
+    return msg
 
 
 def _decode_transfer(payload: bytes, cte: str, defects: list[str]) -> bytes:
@@ -375,16 +409,17 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
     head, body = (stripped[:m.end()], stripped[m.end():]) if m else (stripped, b"")
     if m is None:
         defects.append("no-body")
-    msg = HEADERS_ONLY.parsebytes(head)
-    message_id = parse_message_id(_raw_header(msg, "Message-ID", defects), defects)
-    list_id = parse_list_id(_header(msg, "List-Id", defects))
+    hdrs = read_headers(head)
+    message_id = parse_message_id(_raw_header(hdrs, "message-id", defects), defects)
+    list_id = parse_list_id(_header(hdrs, "list-id", defects))
     from_name, from_addr, date = _sender_and_date(
-        _raw_header(msg, "From", defects), _raw_header(msg, "Date", defects), defects)
+        _raw_header(hdrs, "from", defects), _raw_header(hdrs, "date", defects), defects)
     if from_name:
         from_name = repair.decode_header(from_name)[0]
-    subject = _header(msg, "Subject", defects)
+    subject = _header(hdrs, "subject", defects)
     if subject is None:
         defects.append("no-subject")
+    msg = _content_headers(hdrs)
     ctype = msg.get_content_type()
     if ctype.startswith("multipart/"):
         if body.count(b"boundary=") + head.count(b"boundary=") > MAX_MIME_BOUNDARIES:
@@ -403,11 +438,11 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
         uid=dedup_key(list_id, message_id, head, body),
         message_id=message_id or _generated_id(stripped),
         date=date, from_name=from_name, from_addr=from_addr,
-        to=addresses(_header(msg, "To", defects)),
-        cc=addresses(_header(msg, "Cc", defects)),
+        to=addresses(_header(hdrs, "to", defects)),
+        cc=addresses(_header(hdrs, "cc", defects)),
         subject=subject,
-        in_reply_to=parse_ids(_raw_header(msg, "In-Reply-To", defects)),
-        references=parse_ids(_raw_header(msg, "References", defects)),
+        in_reply_to=parse_ids(_raw_header(hdrs, "in-reply-to", defects)),
+        references=parse_ids(_raw_header(hdrs, "references", defects)),
         list_id=list_id, body=text or None,
         source=where.source, offset=where.offset, length=where.length, commit=where.commit,
         defects=_unique(defects), attachments=files, content_type=ctype, raw_size=len(data),

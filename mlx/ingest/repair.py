@@ -31,6 +31,7 @@ ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([QqBb])\?([^?]*?)\?=")
 ENCODED_GAP = re.compile(r"[ \t\r\n]*")
 # "Re: [PATCH]\n\tfoo" and "Re: [PATCH]\r\n foo": folded header lines
 FOLD = re.compile(r"[ \t]*\r?\n[ \t]*")
+QP_ESCAPE = re.compile(r"=[0-9A-F]{2}")
 QP_HEX_RUN = re.compile(r"(?:=[0-9A-F]{2})+")
 Q_WORD_HEX = re.compile(rb"=([0-9A-Fa-f]{2})")
 # "> > [SUM] 0.00-10.04 sec ..." : quote prefix made of '>' and spaces
@@ -194,7 +195,7 @@ def looks_like_qp(contents: list[str]) -> bool:
     text = "\n".join(contents)
     if "=" not in text or QP_INVALID.search(text):
         return False
-    soft = [c for c in contents if c.endswith("=")]
+    soft = [c for c in text.split("\n") if c.endswith("=")]
     strong = len(QP_STRONG.findall(text))
     if strong and (soft or strong >= 2):
         return True
@@ -208,8 +209,10 @@ def repair_qp(text: str) -> tuple[str, list[str]]:
     Works per quote depth, because a reply quotes the damaged text under "> "
     and its own text may be clean (or the other way round).
     """
-    if "=" not in text:
-        return text, []
+    if "=" not in text or ("=\n" not in text and not QP_ESCAPE.search(text)):
+        return text, []  # no soft break and no escape: nothing to repair
+    if not text.startswith(">") and "\n>" not in text and not looks_like_qp([text]):
+        return text, []  # no quoted text: one depth, decided without splitting lines
     lines = text.split("\n")
     split = [_split_quote(ln) for ln in lines]
     by_depth: dict[int, list[str]] = {}

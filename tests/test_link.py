@@ -1,0 +1,156 @@
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mlx
+from mlx.link.patches import patch_key
+from mlx.link.threads import ThreadInput, choose_parent, thread
+
+DATA = Path(__file__).resolve().parent / "data" / "threads"
+
+
+def load(tmp_path: Path, *names: str) -> mlx.Archive:
+    store = str(tmp_path / "s")
+    mlx.ingest([str(DATA / n) for n in names], store=store, workers=1)
+    return mlx.load(store)
+
+
+def by_mid(df: pd.DataFrame) -> pd.DataFrame:
+    return df.set_index("message_id")
+
+
+def test_series_out_of_order(tmp_path: Path) -> None:
+    """Stored reply-first; the tree is the same as in date order:
+
+        c0  [PATCH 0/2] tcp: helper series
+        ├── p1  [PATCH 1/2] tcp: add helper
+        │   └── r1  Re: 1/2  (Reviewed-by)
+        ├── p2  [PATCH 2/2] tcp: use helper
+        └── r2  Re: 0/2  (Acked-by, for the series)
+    """
+    a = load(tmp_path, "series-out-of-order.mbox")
+    m = by_mid(a.messages)
+    assert m.loc["c0@example.org", "depth"] == 0
+    assert m.thread_id.nunique() == 1
+    assert m.loc["p1@example.org", "parent_id"] == "c0@example.org"
+    assert (m.loc["r1@example.net", "parent_id"], m.loc["r1@example.net", "depth"]) == (
+        "p1@example.org", 2)
+    # replies take their nearest patch ancestor; a reply to the cover takes the cover
+    assert m.loc["r1@example.net", "patch_id"] == m.loc["p1@example.org", "patch_id"]
+    assert m.loc["r2@example.com", "patch_id"] == m.loc["c0@example.org", "patch_id"]
+    p = by_mid(a.patches)
+    assert len(p) == 3 and p.series_id.nunique() == 1
+    assert p.loc["c0@example.org", "is_cover"]
+    assert (p.loc["c0@example.org", "files_changed"], p.loc["c0@example.org", "insertions"],
+            p.loc["c0@example.org", "deletions"]) == (1, 3, 1)
+    # counted from the diff itself
+    assert (p.loc["p1@example.org", "insertions"], p.loc["p1@example.org", "deletions"]) == (2, 0)
+    t1 = p.loc["p1@example.org", "trailers"]
+    assert ("Signed-off-by", "Alice Novak <alice@example.org>") in t1
+    assert ("Reviewed-by", "Bob Lund <bob@example.net>") in t1  # from the reply
+    assert ("Acked-by", "Carol Weiss <carol@example.com>") in t1  # given on the cover
+    assert ("Reviewed-by", "Bob Lund <bob@example.net>") not in p.loc["p2@example.org", "trailers"]
+    t = a.threads.iloc[0]
+    assert (t.root_id, t.n_messages, t.n_ghosts) == ("c0@example.org", 5, 0)
+    assert t.subject == "[PATCH net-next 0/2] tcp: helper series"
+
+
+def test_ghosts_loops_duplicates(tmp_path: Path) -> None:
+    """
+        (missing-root)            ghost root
+        ├── (missing-parent)      ghost
+        │   └── g2
+        └── g3                    In-Reply-To with a comment after the id
+
+        loop-a <-> loop-b         cut at the earliest: loop-a is the root
+        └── loop-b
+
+        dup (first)               two messages, one id: both kept
+        ├── dup-reply             "<y>" dropped; the earliest dup is the parent
+        dup (changed body)        its own thread
+    """
+    a = load(tmp_path, "ghosts-loops-dups.mbox")
+    m = a.messages.set_index("subject")
+    assert m.loc["Re: ring sizes", "thread_id"].nunique() == 1
+    g = a.messages.set_index("message_id")
+    assert g.loc["g2@example.com", "parent_id"] == "missing-parent@example.com"
+    assert g.loc["g2@example.com", "depth"] == 2
+    assert g.loc["g3@example.org", "parent_id"] == "missing-root@example.com"
+    ghost = a.threads[a.threads.root_id == "missing-root@example.com"].iloc[0]
+    assert (ghost.n_messages, ghost.n_ghosts) == (2, 2)
+    assert g.loc["loop-a@example.org", "depth"] == 0
+    assert g.loc["loop-b@example.org", "parent_id"] == "loop-a@example.org"
+    dups = a.messages[a.messages.message_id == "dup@example.org"].sort_values("date")
+    assert len(dups) == 2 and dups.thread_id.nunique() == 2
+    reply = g.loc["dup-reply@example.org"]
+    assert reply.parent_id == "dup@example.org"
+    assert reply.thread_id == dups.iloc[0].thread_id
+    assert len(a.threads) == 4
+
+
+def test_versions_and_intruder(tmp_path: Path) -> None:
+    """
+        v1  [PATCH bpf-next] bpf: speed up the map walk         series S
+        v2  [PATCH bpf-next v2] ... (not a reply to v1)         series S
+        q   question about map walk timing
+        └── intruder  [PATCH] bpf: fix the walk timer           its own patch and series
+            └── q2  Re: (Tested-by)
+        about-v3  Re: [PATCH bpf-next v3] ...  parent missing: keyed by title and v3
+    """
+    a = load(tmp_path, "versions-and-intruder.mbox")
+    p = by_mid(a.patches)
+    assert set(p.index) == {"v1@example.org", "v2@example.org", "intruder@example.com"}
+    assert p.loc["v1@example.org", "series_id"] == p.loc["v2@example.org", "series_id"]
+    assert p.loc["v1@example.org", "patch_id"] != p.loc["v2@example.org", "patch_id"]
+    assert (p.loc["v2@example.org", "version"], p.loc["v1@example.org", "version"]) == (2, 1)
+    assert not p.loc["v1@example.org", "version_seen"]
+    assert p.loc["intruder@example.com", "series_id"] != p.loc["v1@example.org", "series_id"]
+    assert ("Tested-by", "Bob Lund <bob@example.net>") in p.loc["intruder@example.com", "trailers"]
+    m = by_mid(a.messages)
+    assert pd.isna(m.loc["q@example.net", "patch_id"])  # the question is about no patch
+    assert m.loc["q2@example.net", "patch_id"] == p.loc["intruder@example.com", "patch_id"]
+    assert m.loc["about-v3@example.com", "patch_id"] == patch_key("bpf: speed up the map walk", 3)
+
+
+def test_order_independent(tmp_path: Path) -> None:
+    one = load(tmp_path / "a", "series-out-of-order.mbox", "ghosts-loops-dups.mbox")
+    two = load(tmp_path / "b", "ghosts-loops-dups.mbox", "series-out-of-order.mbox")
+    cols = ["uid", "thread_id", "parent_id", "depth", "patch_id"]
+    a = one.messages[cols].sort_values("uid").reset_index(drop=True)
+    b = two.messages[cols].sort_values("uid").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_seeds_land_under_their_patches(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent / "data" / "seeds"
+    store = str(tmp_path / "s")
+    mlx.ingest([str(root)], store=store, workers=1)
+    m = mlx.load(store).messages.set_index("subject")
+    assert (m.loc["Re: [PATCH v2 net] wireguard: use DEV_STATS_INC()", "patch_id"]
+            == patch_key("wireguard: use DEV_STATS_INC()", 2))
+    assert (m.loc["receive: use gro call instead of plain call", "patch_id"]
+            == patch_key("receive: use gro call instead of plain call", 1))
+
+
+@pytest.mark.parametrize("irt, refs, own, addrs, parent", [
+    # one well-formed In-Reply-To id wins
+    (["a@x"], ["r@x", "b@x"], "m@x", set(), "a@x"),
+    # "<y>" from an old git-send-email prompt is no id
+    (["y"], ["r@x", "b@x"], "m@x", set(), "b@x"),
+    # an address in angle brackets is no id
+    (["bob@example.net"], ["r@x"], "m@x", {"bob@example.net"}, "r@x"),
+    # two ids in In-Reply-To: fall back to References
+    (["a@x", "c@x"], ["r@x"], "m@x", set(), "r@x"),
+    # a message naming itself is no parent
+    (["m@x"], [], "m@x", set(), None),
+])
+def test_choose_parent(irt, refs, own, addrs, parent) -> None:
+    assert choose_parent(irt, refs, own, addrs) == parent
+
+
+def test_thread_cycle_of_ghost_references() -> None:
+    # References that make a ghost chain loop (a -> b -> a) terminate
+    out = thread(ThreadInput(["u1", "u2"], ["m1", "m2"], [1.0, 2.0],
+                             [["b"], ["a"]], [["a", "b"], ["b", "a"]], [set(), set()]))
+    assert len(set(out.thread_id)) == 1
