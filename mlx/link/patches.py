@@ -181,10 +181,11 @@ def _collect_trailers(rows: list[Row], subjects: list[Subject], pid: list[str | 
         parts_of.setdefault(cover, []).append(part)
     extra: dict[int, list[tuple[str, str]]] = {i: [] for i in patch_rows}
     for i, r in enumerate(rows):
-        if i in own or pid[i] is None:
+        key = pid[i]
+        if i in own or key is None:
             continue
         given = [(k, v) for k, v in (r.facts.get("trailers") or []) if k in REVIEW_KEYS]
-        for target in by_pid.get(pid[i], []):
+        for target in by_pid.get(key, []):
             extra[target].extend(given)
             for part in parts_of.get(target, []):
                 extra[part].extend(given)

@@ -100,20 +100,26 @@ def thread(inp: ThreadInput) -> ThreadOutput:
     thread_id: list[str] = []
     for i in range(n):
         r = root[i]
-        tid = inp.uid[r] if isinstance(r, int) else str(r)
+        tid = _thread_key(inp, r)
         thread_id.append(tid)
         t = threads.setdefault(tid, {"root_id": inp.message_id[r] if isinstance(r, int)
                                      else str(r)[len(GHOST):], "members": [], "ghosts": set()})
         t["members"].append(i)
-    for node, r in root.items():
-        if isinstance(node, str):
-            tid = inp.uid[r] if isinstance(r, int) else str(r)
-            if tid in threads:
-                threads[tid]["ghosts"].add(node)
+    for ghost, top in root.items():
+        if isinstance(ghost, str) and (tid := _thread_key(inp, top)) in threads:
+            threads[tid]["ghosts"].add(ghost)
     for t in threads.values():
         t["n_ghosts"] = len(t.pop("ghosts"))
-    parent_uid = [inp.uid[p] if isinstance((p := parent.get(i)), int) else None for i in range(n)]
+    parent_uid: list[str | None] = []
+    for i in range(n):
+        up = parent.get(i)
+        parent_uid.append(inp.uid[up] if isinstance(up, int) else None)
     return ThreadOutput(thread_id, parent_id, parent_uid, [depth_of[i] for i in range(n)], threads)
+
+
+def _thread_key(inp: ThreadInput, root: object) -> str:
+    """A thread is named by its root: the root's uid, or "ghost:<id>"."""
+    return inp.uid[root] if isinstance(root, int) else str(root)
 
 
 def _cut_cycles(parent: dict[object, object], key_date: list[tuple[float, str]]) -> None:
