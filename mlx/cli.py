@@ -78,6 +78,11 @@ def format_report(r: api.IngestReport) -> str:
     if r.defects:
         top = ", ".join(f"{code} {n:,}" for code, n in r.defects.most_common(8))
         lines.append(f"  defects: {top}")
+    if r.linked:
+        k = r.linked
+        lines.append(f"  linked: {k['threads']:,} threads, {k['patches']:,} patches "
+                     f"({k['covers']:,} cover letters) in {k['series']:,} series, "
+                     f"{k['reports']:,} robot reports")
     lines.append(f"  store: {r.store}")
     return "\n".join(lines)
 
@@ -96,6 +101,10 @@ def info(store: str) -> None:
     click.echo(f"store:    {store}")
     click.echo(f"messages: {len(msgs):,}")
     click.echo(f"errors:   {len(errs):,}")
+    click.echo(f"threads:  {len(archive.threads):,}")
+    patches = archive.patches
+    click.echo(f"patches:  {len(patches):,} ({int(patches.is_cover.sum()):,} cover letters, "
+               f"{patches.series_id.nunique():,} series)")
     if len(msgs):
         click.echo(f"lists:    {msgs.list_id.nunique():,}")
         click.echo(f"sources:  {msgs.source.nunique():,}")

@@ -34,6 +34,28 @@ def test_corpus_archive(rel: str, tmp_path: Path) -> None:
             assert n <= max(3, 0.03 * report.stored), (code, n)
 
 
+@pytest.mark.parametrize("rel", ["lists/linux-sctp.mbox.gz", "perf-threads"])
+def test_corpus_threads(rel: str, tmp_path: Path) -> None:
+    path = corpus_path(*rel.split("/"))
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=2)
+    archive = mlx.load(str(tmp_path / "s"))
+    m = archive.messages
+    assert m.thread_id.notna().all() and m.depth.notna().all()
+    # no cycle: following parents from any message reaches a root within depth steps
+    parent = dict(zip(m.uid, m.parent_uid, strict=True))
+    for uid, depth in zip(m.uid, m.depth, strict=True):
+        steps, cur = 0, parent[uid]
+        while isinstance(cur, str):
+            cur, steps = parent[cur], steps + 1
+            assert steps <= depth
+    t = archive.threads
+    assert t.n_messages.sum() == len(m)
+    p = archive.patches
+    assert len(p) and p.patch_id.notna().all() and p.series_id.notna().all()
+    # robot reports are their own kind
+    assert not p.title.str.contains(r"^[0-9a-f]{10}: .*% regression", regex=True).any()
+
+
 def test_epoch_equals_its_mbox(tmp_path: Path) -> None:
     epoch = corpus_path("public-inbox", "xdp-newbies")
     mbox = corpus_path("lists", "xdp-newbies.mbox.gz")

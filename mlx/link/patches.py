@@ -93,7 +93,7 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
                "verdict": "regression" if (s.robot_change_pct or 0) < 0
                or "regression" in s.title.lower() else "improvement",
                "tree": s.tree, "title": s.title}
-              for r, s in zip(rows, subjects, strict=True) if s.kind == "robot"]
+              for r, s in zip(rows, subjects, strict=True) if s.kind == "robot" and not s.is_reply]
     return patches, pid, robots
 
 

@@ -35,6 +35,10 @@ ROBOT = re.compile(
     re.I)
 
 
+# "[PATCH for 4.9]", "[PATCH and v2]": words, not trees
+NOT_TREES = {"for", "and", "to", "on", "against"}
+
+
 @dataclass(frozen=True)
 class Subject:
     """A parsed subject; ``kind`` is ``patch``, ``robot`` or ``other``."""
@@ -107,7 +111,7 @@ def parse_subject(subject: str | None) -> Subject:
                 values.update(version=int(m.group(1)), version_seen=True)
             elif m := PART_TOKEN.match(tok):
                 values.update(part=int(m.group(1)), total=int(m.group(2)))
-            elif patch_group and "tree" not in values:
+            elif patch_group and "tree" not in values and low not in NOT_TREES:
                 values["tree"] = tok  # net, net-next, bpf-next, 5.10, linus:master
     if m := TRAILING_VERSION.search(title):
         if not values.get("version_seen"):
