@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
-from mlx.extract.patches import patch_facts
+from mlx.extract.patches import PatchFacts
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
@@ -77,19 +77,18 @@ ERRORS = pa.schema([
 ])
 
 
-def messages_table(records: Iterable[MessageRecord]) -> pa.Table:
-    """Rows of ``messages``, with the patch facts of each body."""
+def messages_table(records: list[MessageRecord], facts: list[PatchFacts]) -> pa.Table:
+    """Rows of ``messages``: each record with the patch facts of its body."""
     cols: dict[str, list[Any]] = {name: [] for name in MESSAGES.names}
     fields = [n for n in MESSAGES.names if n not in FACT_COLUMNS]
-    for rec in records:
+    for rec, fact in zip(records, facts, strict=True):
         for name in fields:
             value = getattr(rec, name)
             if name == "attachments":
                 value = [a.__dict__ for a in value]
             cols[name].append(value)
-        facts = patch_facts(rec.body)
         for name in FACT_COLUMNS:
-            value = getattr(facts, name)
+            value = getattr(fact, name)
             if name == "trailers":
                 value = [{"key": k, "value": v} for k, v in value]
             cols[name].append(value)

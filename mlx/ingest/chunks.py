@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from mlx.extract.patches import patch_facts
 from mlx.ingest import gitinbox
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
-from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter
+from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
 
 RANGE_BYTES = 16 << 20  # bytes of plain mbox per chunk
 BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
@@ -96,7 +97,6 @@ def first_from_line(path: str) -> bytes | None:
 
 def plan_mbox(src: Source, start: int = 0, range_bytes: int = RANGE_BYTES) -> list[MboxRange]:
     """Cut a plain mbox into ranges that start at From_ lines."""
-    from mlx.ingest.split import detect_mode
     first = first_from_line(src.path)
     mode = detect_mode(first) if first else None
     size = os.path.getsize(src.path)
@@ -192,7 +192,7 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
         for path, kind in chunk.files:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
-    res.messages = messages_table(records)
+    res.messages = messages_table(records, [patch_facts(r.body) for r in records])
     return res
 
 
