@@ -21,10 +21,10 @@ import logging
 import quopri
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
 from email import policy
 from email.parser import BytesParser
+from functools import lru_cache
+from typing import Any
 
 import mailparser
 
