@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
 from mlx.extract.patches import PatchFacts
+from mlx.extract.results import ResultRow
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
@@ -68,6 +69,21 @@ MESSAGES = pa.schema([
 ])
 FACT_COLUMNS = ("has_diff", "diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
                 "diffstat_insertions", "diffstat_deletions", "trailers", "commit_refs")
+RESULTS = pa.schema([
+    ("uid", pa.string()), ("message_id", pa.string()),
+    ("tool", pa.string()), ("test", pa.string()), ("metric", pa.string()),
+    ("value", pa.float64()), ("unit", pa.string()), ("value_norm", pa.float64()),
+    ("unit_norm", pa.string()), ("side", pa.string()), ("stream", pa.string()),
+    ("interval_start", pa.float64()), ("interval_end", pa.float64()),
+    ("is_summary", pa.bool_()), ("retransmits", pa.int64()), ("label", pa.string()),
+    ("condition", pa.string()), ("section", pa.string()), ("command", pa.string()),
+    ("quoted", pa.bool_()), ("quote_depth", pa.int64()), ("line_no", pa.int64()),
+    ("line", pa.string()), ("host", pa.string()), ("streams", pa.int64()),
+    ("reverse", pa.bool_()), ("protocol", pa.string()), ("duration", pa.float64()),
+    ("config", pa.string()), ("role", pa.string()), ("cpu_local", pa.float64()),
+    ("cpu_remote", pa.float64()), ("sd_local", pa.float64()), ("sd_remote", pa.float64()),
+    ("statistic", pa.string()),
+])
 ERRORS = pa.schema([
     ("source", pa.string()),
     ("offset", pa.int64()),
@@ -93,6 +109,18 @@ def messages_table(records: list[MessageRecord], facts: list[PatchFacts]) -> pa.
                 value = [{"key": k, "value": v} for k, v in value]
             cols[name].append(value)
     return pa.table(cols, schema=MESSAGES)
+
+
+def results_table(records: list[MessageRecord], results: list[list[ResultRow]]) -> pa.Table:
+    """Rows of ``results``: each measured value with the message it came from."""
+    cols: dict[str, list[Any]] = {name: [] for name in RESULTS.names}
+    for rec, rows in zip(records, results, strict=True):
+        for row in rows:
+            cols["uid"].append(rec.uid)
+            cols["message_id"].append(rec.message_id)
+            for name in RESULTS.names[2:]:
+                cols[name].append(getattr(row, name))
+    return pa.table(cols, schema=RESULTS)
 
 
 def errors_table(records: Iterable[ErrorRecord]) -> pa.Table:
@@ -125,7 +153,7 @@ class Store:
         self._seq = 0
 
     def ensure(self) -> None:
-        for sub in ("messages", "errors"):
+        for sub in ("messages", "errors", "results"):
             os.makedirs(os.path.join(self.path, sub), exist_ok=True)
 
     def part_paths(self, table: str) -> list[str]:

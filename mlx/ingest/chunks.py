@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from mlx.extract.patches import patch_facts
+from mlx.extract.results import extract_results
 from mlx.ingest import gitinbox
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
@@ -65,6 +66,7 @@ class ChunkResult:
     """What one chunk gave: rows for the store and counts for the summary."""
 
     messages: pa.Table | None = None
+    results: pa.Table | None = None
     errors: list[ErrorRecord] = field(default_factory=list)
     raw: int = 0  # raw messages split (messages + errors, before dedup)
     deleted: int = 0  # public-inbox deletions skipped
@@ -161,7 +163,7 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
 
 def run_chunk(chunk: Chunk) -> ChunkResult:
     """Parse every message of one chunk."""
-    from mlx.store import messages_table
+    from mlx.store import messages_table, results_table
     res = ChunkResult()
     records: list[MessageRecord] = []
 
@@ -193,6 +195,7 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
     res.messages = messages_table(records, [patch_facts(r.body) for r in records])
+    res.results = results_table(records, [extract_results(r.body) for r in records])
     return res
 
 

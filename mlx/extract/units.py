@@ -1,0 +1,58 @@
+"""Units as written -> normalised value, unit and metric.
+
+Throughput in Mbit/s, packet rates in pps, transaction rates in trans/s,
+latency in us, loss in %.  iperf's and netperf's Bytes units are powers of 2
+(``MBytes`` = 2**20 bytes), their bits units powers of 10; ``10^6bits/sec``
+is Mbit/s.  In prose ``MB/s`` is taken as 10**6 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+BIT_PREFIX = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}
+BYTE_PREFIX_POW2 = {"": 1 / 2**20, "k": 1 / 2**10, "m": 1.0, "g": 2**10, "t": 2**20}
+# "Mbits/sec" "Gbit/s" "Mbps" "Gb/s" "bits/sec"
+BITS = re.compile(r"(?i)^([kmgt]?)(?:bits?/s(?:ec)?|bps|b/s)$")
+# "MBytes/sec" "MB/s" "KBytes/sec"
+BYTES = re.compile(r"(?i)^([kmgt]?)(?:bytes?/s(?:ec)?|B/s)$")
+# netperf: "10^6bits/sec" "10^9bits/s" "10^3bits/s"
+NETPERF_BITS = re.compile(r"(?i)^10\^(\d+)bits/s(?:ec)?$")
+PPS = re.compile(r"(?i)^([kmg]?)pps$")
+TRANS = re.compile(r"(?i)^(?:trans(?:actions)?/s(?:ec)?|tps|per sec|trans\.?/s|rr/s)$")
+LATENCY = {"ns": 1e-3, "nsec": 1e-3, "us": 1.0, "usec": 1.0, "µs": 1.0, "μs": 1.0,
+           "usecs": 1.0, "ms": 1e3, "msec": 1e3, "msecs": 1e3, "s": 1e6}
+RATE_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9}
+
+
+def normalize(value: float, unit: str, bytes_pow2: bool = True) -> tuple[float, str, str] | None:
+    """(value_norm, unit_norm, metric) for a value as written, None if no rate unit."""
+    u = unit.strip()
+    if m := NETPERF_BITS.match(u):
+        return value * 10 ** int(m.group(1)) / 1e6, "Mbit/s", "throughput"
+    if m := BITS.match(u):
+        return value * BIT_PREFIX[m.group(1).lower()], "Mbit/s", "throughput"
+    if m := BYTES.match(u):
+        p = m.group(1).lower()
+        factor = BYTE_PREFIX_POW2[p] * 2**20 * 8 / 1e6 if bytes_pow2 else (
+            {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}[p] * 8)
+        return value * factor, "Mbit/s", "throughput"
+    if m := PPS.match(u):
+        return value * RATE_PREFIX[m.group(1).lower()], "pps", "rate"
+    if TRANS.match(u):
+        return value, "trans/s", "rate"
+    if u.lower() in LATENCY:
+        return value * LATENCY[u.lower()], "us", "latency"
+    if u == "%":
+        return value, "%", "loss"
+    return None
+
+
+def to_float(text: str) -> float | None:
+    """'1,300,000' -> 1300000.0; '9.4' -> 9.4; junk -> None."""
+    grouped = text.count(",") and re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", text)
+    t = text.replace(",", "") if grouped else text
+    try:
+        return float(t)
+    except ValueError:
+        return None
