@@ -12,6 +12,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pandas as pd
@@ -28,6 +29,7 @@ from mlx.ingest.chunks import (
     GitRange,
     RawBatch,
     plan_mbox,
+    run_chunk,
     split_stream,
 )
 from mlx.ingest.parse import ErrorRecord
@@ -181,8 +183,12 @@ class _Planner:
 
 
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
-           engine: str = "local", progress: Callable[[int], None] | None = None) -> IngestReport:
+           engine: str = "local", progress: Callable[[int], None] | None = None,
+           extract: bool = True) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
+
+    ``extract=False`` skips benchmark-result extraction (messages, threads and
+    patches only).
 
     Raises ``MlxError`` before touching the store when an input is unusable.
     """
@@ -200,7 +206,7 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     planner = _Planner(sources, st.manifest, report, pending)
     writer = _Writer(st)
     n_workers = workers or local.default_workers()
-    for _chunk, res in local.run(planner.chunks(), n_workers):
+    for _chunk, res in local.run(planner.chunks(), n_workers, partial(run_chunk, extract=extract)):
         _take(res, uids, old_errors, writer, report)
         writer.settled.extend(pending.popleft().entries)
         if progress:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from mlx.ingest.chunks import Chunk, ChunkResult, run_chunk
@@ -21,10 +21,12 @@ def default_workers() -> int:
                else (os.cpu_count() or 1))
 
 
-def run(chunks: Iterable[Chunk], workers: int) -> Iterator[tuple[Chunk, ChunkResult]]:
+def run(chunks: Iterable[Chunk], workers: int,
+        fn: Callable[[Chunk], ChunkResult] = run_chunk) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """``fn`` (picklable: a module function or a partial of one) over every chunk, in order."""
     if workers <= 1:
         for chunk in chunks:
-            yield chunk, run_chunk(chunk)
+            yield chunk, fn(chunk)
         return
     # fork: no re-import of the caller's __main__ (scripts without a main guard,
     # notebooks) and no start-up cost; spawn where fork does not exist
@@ -33,7 +35,7 @@ def run(chunks: Iterable[Chunk], workers: int) -> Iterator[tuple[Chunk, ChunkRes
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         window: deque[tuple[Chunk, Future[ChunkResult]]] = deque()
         for chunk in chunks:
-            window.append((chunk, pool.submit(run_chunk, chunk)))
+            window.append((chunk, pool.submit(fn, chunk)))
             if len(window) >= 2 * workers:
                 done, fut = window.popleft()
                 yield done, fut.result()

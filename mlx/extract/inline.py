@@ -19,7 +19,11 @@ NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,12}(?:\.\d{1,6})?)"
 UNIT = (r"([KMGT]bits?/s(?:ec)?|[KMGT]?bps|[KMGT]b/s|[KMGT]bit/sec|[KMGT]B/s|[KMG]Bytes/s(?:ec)?"
         r"|[kKmMG]?pps|trans/s|tps|usecs?|us|µs|μs|msecs?|ms|nsecs?|ns)")
 # 55Gbps   ~1300000pps   3.5 Mpps   12,345 tps   9.4 Gbit/s
-VALUE = re.compile(r"(?<![\w.,/])(~|≈)?" + NUM + r"[ \t]?" + UNIT + r"(?![\w/])")
+# a value directly followed by the hardware it describes is a capacity: "100Gbps NIC"
+CAPACITY_AFTER = r"(?![ \t]?(?:link|nic|port|interface|card|adapter|ethernet|phy|capable|mode)\b)"
+# a sign makes it a delta ("-466 pps (-0.2%)"), not a measurement
+VALUE = re.compile(r"(?<![\w.,/+-])(~|≈)?" + NUM + r"[ \t]?" + UNIT + r"(?![\w/])"
+                   + CAPACITY_AFTER)
 # from 55Gbps to 71Gbps
 FROM_TO = re.compile(r"(?i)\bfrom[ \t]+~?" + NUM + r"[ \t]?" + UNIT + r"[ \t]+to[ \t]+~?"
                      + NUM + r"[ \t]?" + UNIT + r"(?![\w/])")
@@ -29,6 +33,7 @@ TAGGED = re.compile(r"(?i)\b(before|after|without|with|w/o|old|new|base(?:line)?
                     + r"[ \t]?" + UNIT + r"(?![\w/])")
 # capacities, configuration and ports: no measurement on these lines
 NOT_MEASURED = re.compile(r"(?i)link is up|link up|speed:|\bduplex\b|/full\b|/half\b|"
+                          r"negotiat|\bsupport(?:s|ed)?\b|\bcapable\b|advertis|\brated\b|"
                           r"window size|\bmss\b|\bport\b|\bmtu\b|\btimeout\b|\binterval\b|"
                           r"\bsleep\b|\bdelay[s]? of\b|\blimit\b|\bmax(?:imum)? rate\b")
 LATENCY_WORDS = re.compile(r"(?i)latenc|\brtt\b|\blat\b|p\d\d|\bavg\b|\bmean\b|round.trip|"

@@ -11,6 +11,7 @@ second row of socket sizes that holds no value.  Omni output comes as
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, field
 
 # MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 192.0.2.20 () port 0 ...
@@ -75,7 +76,7 @@ class TableReader:
         self.value_col = -1
         self.rows_seen = 0
         self.wait = 0  # lines since the units line
-        self.header: list[str] = []  # recent header lines, for "Okay" (UDP) detection
+        self.header: deque[str] = deque(maxlen=6)  # recent lines, for "Okay" (UDP) detection
 
     def feed(self, line: str, test: str | None) -> list[NetperfValue]:
         if UNITS_LINE.match(line):
@@ -85,7 +86,7 @@ class TableReader:
                 self.columns, self.value_col, self.rows_seen, self.wait = cols, idx, 0, 0
                 return []
         if self.columns is None:
-            self.header = (self.header + [line])[-6:]
+            self.header.append(line)
             return []
         tokens = line.split()
         if not tokens:
@@ -104,7 +105,7 @@ class TableReader:
 
     def _reset(self) -> None:
         self.columns = None
-        self.header = []
+        self.header.clear()
 
     def _row(self, tokens: list[str], test: str | None) -> list[NetperfValue]:
         assert self.columns is not None
@@ -150,6 +151,8 @@ class OmniReader:
         return self.flush(test)
 
     def flush(self, test: str | None) -> list[NetperfValue]:
+        if not self.block:
+            return []
         block, self.block = self.block, {}
         out: list[NetperfValue] = []
         test = block.get("PROTOCOL", "") + "_" + block["TEST"] if (

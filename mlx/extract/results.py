@@ -19,10 +19,14 @@ from typing import Any
 from mlx.extract import inline, iperf, netperf
 from mlx.extract.units import normalize
 
-# a body without any of these holds no result: most messages stop here
-BODY_TOKENS = ("bits/s", "bps", "pps", "10^", "per sec", "Trans", "tps", "B/s", "_STREAM",
-               "_RR", "THROUGHPUT", "Interim", "usec", "atency", "ms ")
-LINE_TOKENS = ("sec", "bps", "pps", "10^", "tps", "B/s", "bit", "=", "us", "ms", "ns", "Trans")
+# a body without any of these holds no result: most messages stop here (plain
+# substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
+BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s",
+               "_STREAM", "_RR", "THROUGHPUT", "Interim", "usec", "atency")
+BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
+# a digit followed by a unit: the line may hold a value
+UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?(?:bps|bits?/|b/s|B/s|pps|Bytes)|tps|[Tt]rans|"
+                       r"[uµμmn]s(?:ec)?\b|10\^)")
 # "> > text": quote prefix
 QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
@@ -43,6 +47,8 @@ IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted conne
                            r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\])")
 MAX_ROWS = 5000
+# no-break and thin spaces that HTML mail clients put into pasted tool output
+SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " "})
 
 
 @dataclass(frozen=True)
@@ -144,9 +150,17 @@ def _split(line: str) -> tuple[int, str]:
     return m.group(0).count(">"), line[m.end():]
 
 
+def may_hold_results(body: str) -> bool:
+    if any(t in body for t in BODY_TOKENS):
+        return True
+    return ("pps" in body or "tps" in body) and BODY_RATE.search(body) is not None
+
+
 def extract_results(body: str | None) -> list[ResultRow]:
-    if not body or not any(t in body for t in BODY_TOKENS):
+    if not body or not may_hold_results(body):
         return []
+    if not body.isascii():
+        body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
     lines = body.split("\n")
     depth_content = [_split(ln) for ln in lines]
     found = _find(depth_content)
@@ -178,8 +192,10 @@ def _find(dc: list[tuple[int, str]]) -> list[tuple[int, list[ResultRow]]]:
         if "TEST" in text and (banner := netperf.banner_test(text)):
             tests[depth] = banner
         test = tests.get(depth)
-        rows: list[ResultRow] = [_netperf_row(v, "omni") for v in omni.feed(text, test)]
-        if not any(t in text for t in LINE_TOKENS) or not any(c.isdigit() for c in text):
+        rows: list[ResultRow] = []
+        if omni.block or "=" in text:
+            rows += [_netperf_row(v, "omni") for v in omni.feed(text, test)]
+        if not UNIT_HINT.search(text):
             rows += [_netperf_row(v, "table") for v in table.feed(text, test)]
             _flush_iperf(iperf_block, out)
             if rows:

@@ -161,8 +161,8 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
         yield from _preamble_error(sp, src.path)
 
 
-def run_chunk(chunk: Chunk) -> ChunkResult:
-    """Parse every message of one chunk."""
+def run_chunk(chunk: Chunk, extract: bool = True) -> ChunkResult:
+    """Parse every message of one chunk; ``extract`` also reads its benchmark results."""
     from mlx.store import messages_table, results_table
     res = ChunkResult()
     records: list[MessageRecord] = []
@@ -195,7 +195,8 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
     res.messages = messages_table(records, [patch_facts(r.body) for r in records])
-    res.results = results_table(records, [extract_results(r.body) for r in records])
+    res.results = results_table(records, [extract_results(r.body) if extract else []
+                                          for r in records])
     return res
 
 
