@@ -20,7 +20,8 @@ UNIT = (r"([KMGT]bits?/s(?:ec)?|[KMGT]?bps|[KMGT]b/s|[KMGT]bit/sec|[KMGT]B/s|[KM
         r"|[kKmMG]?pps|trans/s|tps|usecs?|us|µs|μs|msecs?|ms|nsecs?|ns)")
 # 55Gbps   ~1300000pps   3.5 Mpps   12,345 tps   9.4 Gbit/s
 # a value directly followed by the hardware it describes is a capacity: "100Gbps NIC"
-CAPACITY_AFTER = r"(?![ \t]?(?:link|nic|port|interface|card|adapter|ethernet|phy|capable|mode)\b)"
+CAPACITY_AFTER = (r"(?![ \t]?(?i:link|nic|port|interface|card|adapter|ethernet|phy|capable|"
+                  r"mode)\b)")
 # a sign makes it a delta ("-466 pps (-0.2%)"), not a measurement
 VALUE = re.compile(r"(?<![\w.,/+-])(~|≈)?" + NUM + r"[ \t]?" + UNIT + r"(?![\w/])"
                    + CAPACITY_AFTER)

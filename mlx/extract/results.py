@@ -21,8 +21,8 @@ from mlx.extract.units import normalize
 
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
-BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s",
-               "_STREAM", "_RR", "THROUGHPUT", "Interim", "usec", "atency")
+BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s", "ytes/s",
+               "_STREAM", "_RR", "_MAERTS", "THROUGHPUT", "Interim", "usec", "atency")
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?(?:bps|bits?/|b/s|B/s|pps|Bytes)|tps|[Tt]rans|"

@@ -1,0 +1,147 @@
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mlx.extract.results import condition_of, extract_results, parse_command
+from mlx.ingest.parse import Where, parse_message
+
+SEEDS = Path(__file__).resolve().parent.parent / "data" / "seeds"
+
+
+def test_seed_000_summary_lines() -> None:
+    body = (SEEDS / "000_cbd9e73dbf496169.txt").read_text().split("\n", 4)[4]
+    rows = extract_results(body)
+    assert len(rows) == 16
+    assert all(r.tool == "summary" and r.metric == "throughput" for r in rows)
+    assert [r.test for r in rows[:4]] == ["TCP_STREAM", "MPTCP_STREAM", "UDP_STREAM",
+                                          "SCTP_STREAM"]
+    assert [(r.label, r.condition, r.section) for r in rows[::4]] == [
+        ("Before patch", "baseline", None), ("After patch", "patched", None),
+        ("Before patch", "baseline", "Exchange the client/server role"),
+        ("After patch", "patched", "Exchange the client/server role")]
+    assert rows[0].value == 901.05 and rows[0].unit_norm == "Mbit/s" and rows[0].config == "4in4"
+
+
+def test_seed_002_after_qp_repair() -> None:
+    raw = (SEEDS / "002_021baca40c2568c3.txt").read_bytes().split(b"\n", 1)[1]
+    rec = parse_message(raw, Where("seed", 0, len(raw)))
+    rows = extract_results(rec.body)
+    assert [(r.label, r.side, r.value) for r in rows] == [
+        ("0.0.20180625", "sender", 390.0), ("0.0.20180625", "receiver", 389.0),
+        ("0.0.20180708", "sender", 252.0), ("0.0.20180708", "receiver", 251.0),
+        ("0.0.20180708 w/napi_gro_receive patch", "sender", 498.0),
+        ("0.0.20180708 w/napi_gro_receive patch", "receiver", 498.0)]
+    assert [r.condition for r in rows] == [None] * 4 + ["patched"] * 2
+    assert rows[0].retransmits == 162 and rows[0].stream == "SUM"
+    assert (rows[0].command, rows[0].host, rows[0].streams, rows[0].reverse) == (
+        "iperf3 -c 10.4.0.10 -P2 -R", "pbx4", 2, True)
+
+
+@pytest.mark.parametrize("label, condition", [
+    ("Before patch", "baseline"), ("After patch", "patched"),
+    ("without the series", "baseline"), ("with this patch", "patched"),
+    ("stock kernel", "baseline"), ("v6.15 vanilla", "baseline"),
+    ("0.0.20180708 w/napi_gro_receive patch", "patched"), ("w/o patch", "baseline"),
+    ("net-next + patch", "patched"), ("baseline", "baseline"),
+    # a version string alone, or both words: no condition
+    ("0.0.20180708", None), ("with/without GRO", None),
+    ("Result of iperf3 without trafgen command in step 4", "baseline"),
+])
+def test_condition(label: str, condition) -> None:
+    assert condition_of(label) == condition
+
+
+def test_inline_prose() -> None:
+    text = """\
+With the series single-flow throughput goes from 55Gbps to 71Gbps.
+Before: ~1300000pps After : ~1500000pps
+xdp_redirect alone does 3.5 Mpps.
+"""
+    rows = extract_results(text)
+    got = [(r.value_norm, r.unit_norm, r.label, r.condition) for r in rows]
+    assert got == [(55000.0, "Mbit/s", "from", "baseline"), (71000.0, "Mbit/s", "to", "patched"),
+                   (1300000.0, "pps", "Before", "baseline"),
+                   (1500000.0, "pps", "After", "patched"), (3500000.0, "pps", None, None)]
+    assert all(r.tool == "inline" for r in rows)
+
+
+@pytest.mark.parametrize("line", [
+    "igb 0000:01:00.0 eth0: igb: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: RX",
+    "Server listening on 5201 (test #1)",
+    "TCP window size: 85.0 KByte (default)",
+    "With this series I'm able to auto negotiate both 1000Mbps and 100Mbps",
+    "We use a 100Gbps NIC on both ends.",
+    "Dropped the timeout to 10 ms and the retry to 5 ms.",
+    "measured degradation on TX: -466 pps (-0.2%)",
+    "Linux 6.8.0-rc3 #1 SMP PREEMPT_DYNAMIC Mon Feb  5 10:00:00 UTC 2024",
+])
+def test_precision(line: str) -> None:
+    assert extract_results(line + "\nx Mbits/sec\n") == []
+
+
+def test_nothing_from_a_diff_hunk() -> None:
+    diff = """\
+diff --git a/tools/bench.c b/tools/bench.c
+--- a/tools/bench.c
++++ b/tools/bench.c
+@@ -1,2 +1,3 @@
++	printf("[SUM]   0.00-10.00  sec   466 MBytes   390 Mbits/sec\\n");
++	/* 10 Gbps and 3.5 Mpps */
+ 	return 0;
+"""
+    assert extract_results(diff) == []
+
+
+def test_quoted_rows_marked() -> None:
+    text = """\
+> Before patch:
+> === 1in1 TCP_STREAM: 9412.10 Mbits/sec ===
+
+Mine differ:
+=== 1in1 TCP_STREAM: 9000.00 Mbits/sec ===
+"""
+    quoted, own = extract_results(text)
+    assert (quoted.quoted, quoted.quote_depth, quoted.label) == (True, 1, "Before patch")
+    assert (own.quoted, own.quote_depth, own.label) == (False, 0, "Mine differ")
+
+
+def test_bidir_and_reverse_command() -> None:
+    text = """\
+# iperf3 -c 192.0.2.1 --bidir -P 4 -t 30
+[SUM][TX-C]   0.00-30.00  sec  30.1 GBytes  8.62 Gbits/sec  120             sender
+[SUM][RX-C]   0.00-30.00  sec  29.8 GBytes  8.53 Gbits/sec                  receiver
+"""
+    rows = extract_results(text)
+    assert [(r.role, r.side, r.streams, r.duration) for r in rows] == [
+        ("TX-C", "sender", 4, 30.0), ("RX-C", "receiver", 4, 30.0)]
+
+
+def test_parse_command() -> None:
+    assert parse_command("iperf3 -c 10.4.0.10 -P2 -R -t 60") == {
+        "streams": 2, "reverse": True, "duration": 60.0, "protocol": "tcp", "tool": "iperf3"}
+    assert parse_command("super_netperf 16 -H host -t TCP_STREAM -l 20") == {
+        "test": "TCP_STREAM", "duration": 20.0, "streams": 16, "tool": "netperf"}
+
+
+@pytest.mark.parametrize("line", [
+    "1 Mbits/sec " * 100_000,
+    "[  5] " * 170_000,
+    "0.0.0.0." * 130_000,
+    "== " * 300_000 + "TCP_STREAM: 1 Mbits/sec",
+    "from 1Gbps to " * 70_000,
+    "Before: " * 120_000 + "1pps",
+])
+def test_adversarial_lines_stay_linear(line: str) -> None:
+    start = time.perf_counter()
+    rows = extract_results(line[:1_000_000])
+    assert time.perf_counter() - start < 5.0  # generous: well under a second here
+    assert len(rows) <= 5_001
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_never_raises(text: str) -> None:
+    extract_results(text + "\n1 Mbits/sec\n" + text)
