@@ -65,3 +65,29 @@ def test_epoch_equals_its_mbox(tmp_path: Path) -> None:
     ua = set(mlx.load(str(tmp_path / "a")).messages.uid)
     ub = set(mlx.load(str(tmp_path / "b")).messages.uid)
     assert ua == ub
+
+
+def _in_diff(lines: list[str], line_no: int) -> bool:
+    """Is line ``line_no`` (1-based) inside a diff hunk of its message?"""
+    inside = False
+    for text in lines[:line_no]:
+        stripped = text.lstrip("> ")
+        if stripped.startswith(("diff --git ", "@@ -")):
+            inside = True
+        elif inside and not stripped[:1] in ("+", "-", " ", "@", "\\"):
+            inside = False
+    return inside
+
+
+@pytest.mark.parametrize("rel", ["perf", "perf-threads", "lists/xdp-newbies.mbox.gz"])
+def test_corpus_results(rel: str, tmp_path: Path) -> None:
+    path = corpus_path(*rel.split("/"))
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=2)
+    archive = mlx.load(str(tmp_path / "s"))
+    res = archive.results
+    assert len(res) > 100
+    assert set(res.tool) >= {"iperf3", "netperf", "inline"}
+    assert res.value_norm.notna().mean() > 0.99
+    bodies = dict(zip(archive.messages.uid, archive.messages.body, strict=True))
+    for uid, line_no in zip(res.uid, res.line_no, strict=True):
+        assert not _in_diff(bodies[uid].split("\n"), int(line_no)), (uid, line_no)

@@ -116,3 +116,39 @@ def test_wrapped_role_and_qp_break() -> None:
 def test_line_parser_never_raises(line: str) -> None:
     iperf.parse_line(line)
     extract_results(line + "\n" + line)
+
+
+JSON = """\
+{
+	"start":	{
+		"system_info":	"Linux lab1 6.8.0 #1 SMP x86_64",
+		"test_start":	{ "protocol": "TCP", "num_streams": 1, "duration": 10 }
+	},
+	"end":	{
+		"sum_sent":	{
+			"start":	0,
+			"end":	10.000041,
+			"seconds":	10.000041,
+			"bytes":	11811160064,
+			"bits_per_second":	9448890427.5,
+			"retransmits":	21,
+			"sender":	true
+		},
+		"sum_received":	{
+			"start":	0,
+			"end":	10.000338,
+			"bytes":	11808014336,
+			"bits_per_second":	9446129108.2,
+			"sender":	true
+		}
+	}
+}
+"""
+
+
+def test_iperf3_json() -> None:
+    rows = extract_results("Here is -J output:\n" + JSON)
+    got = [(r.side, round(r.value_norm, 2), r.retransmits, r.is_summary) for r in rows]
+    assert got == [("sender", 9448.89, 21, True), ("receiver", 9446.13, None, True)]
+    assert all(r.tool == "iperf3" and r.test == "tcp" and r.unit_norm == "Mbit/s" for r in rows)
+    assert rows[0].label == "Here is -J output"

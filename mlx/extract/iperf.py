@@ -94,3 +94,31 @@ def mark_summaries(values: list[IperfValue], tool: str) -> list[bool]:
             out.append(v.start == 0 and (span > 1.5 * shortest or len(set(spans)) == 1)
                        and span > 0)
     return out
+
+
+# "sum_sent": { "start": 0, "end": 10.0, "seconds": 10.0, "bytes": 1234, "bits_per_second": 9.4e9,
+#               "retransmits": 12, "sender": true }
+JSON_SUM = re.compile(r'"(sum_sent|sum_received|sum)"[ \t\r\n>]*:[ \t\r\n>]*\{([^{}]{0,2000})\}')
+JSON_FIELD = re.compile(r'"(start|end|bits_per_second|retransmits|jitter_ms|lost_percent|'
+                        r'lost_packets|packets)"[ \t\r\n>]*:[ \t\r\n>]*(-?\d{1,20}(?:\.\d{1,20})?'
+                        r'(?:[eE][-+]?\d{1,3})?)')
+
+
+@dataclass(frozen=True)
+class JsonSum:
+    """One ``end.sum_sent`` / ``end.sum_received`` / ``end.sum`` object of ``iperf3 -J``."""
+
+    offset: int  # character offset in the text, to find its line
+    key: str
+    fields: dict[str, float]
+
+
+def parse_json(text: str) -> list[JsonSum]:
+    if '"bits_per_second"' not in text or '"end"' not in text:
+        return []
+    out = []
+    for m in JSON_SUM.finditer(text):
+        fields = {f.group(1): float(f.group(2)) for f in JSON_FIELD.finditer(m.group(2))}
+        if "bits_per_second" in fields:
+            out.append(JsonSum(m.start(), m.group(1), fields))
+    return out

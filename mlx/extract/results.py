@@ -22,7 +22,8 @@ from mlx.extract.units import normalize
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
 BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s", "ytes/s",
-               "_STREAM", "_RR", "_MAERTS", "THROUGHPUT", "Interim", "usec", "atency")
+               "_STREAM", "_RR", "_MAERTS", "THROUGHPUT", "Interim", "usec", "atency",
+               "_per_second")
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?(?:bps|bits?/|b/s|B/s|pps|Bytes)|tps|[Tt]rans|"
@@ -163,7 +164,8 @@ def extract_results(body: str | None) -> list[ResultRow]:
         body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
     lines = body.split("\n")
     depth_content = [_split(ln) for ln in lines]
-    found = _find(depth_content)
+    found = _find(depth_content) + _json_rows(body)
+    found.sort(key=lambda x: x[0])
     if not found:
         return []
     return _with_context(found, depth_content)
@@ -228,6 +230,27 @@ def _find(dc: list[tuple[int, str]]) -> list[tuple[int, list[ResultRow]]]:
         if rows:
             out.append((len(dc) - 1, rows))
     return sorted(out, key=lambda x: x[0])
+
+
+def _json_rows(body: str) -> list[tuple[int, list[ResultRow]]]:
+    """Final sums of ``iperf3 -J`` output pasted into a message."""
+    out = []
+    for s in iperf.parse_json(body):
+        f = s.fields
+        udp = "jitter_ms" in f
+        side = {"sum_sent": "sender", "sum_received": "receiver"}.get(s.key)
+        base: dict[str, Any] = dict(tool="iperf3", test="udp" if udp else "tcp", side=side,
+                                    stream="SUM", interval_start=f.get("start"),
+                                    interval_end=f.get("end"), is_summary=True)
+        retr = f.get("retransmits")
+        rows = [_row(f["bits_per_second"], "bits/sec", retransmits=int(retr) if retr is not None
+                     else None, **base)]
+        if udp:
+            rows.append(_row(f["jitter_ms"], "ms", metric="latency", statistic="jitter", **base))
+            if "lost_percent" in f:
+                rows.append(_row(f["lost_percent"], "%", metric="loss", **base))
+        out.append((body.count("\n", 0, s.offset), rows))
+    return out
 
 
 def _flush_iperf(block: list[tuple[int, iperf.IperfValue]],
