@@ -74,7 +74,7 @@ def _in_diff(lines: list[str], line_no: int) -> bool:
         stripped = text.lstrip("> ")
         if stripped.startswith(("diff --git ", "@@ -")):
             inside = True
-        elif inside and not stripped[:1] in ("+", "-", " ", "@", "\\"):
+        elif inside and stripped[:1] not in ("+", "-", " ", "@", "\\"):
             inside = False
     return inside
 
