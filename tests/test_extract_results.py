@@ -77,6 +77,9 @@ xdp_redirect alone does 3.5 Mpps.
     "Dropped the timeout to 10 ms and the retry to 5 ms.",
     "measured degradation on TX: -466 pps (-0.2%)",
     "Linux 6.8.0-rc3 #1 SMP PREEMPT_DYNAMIC Mon Feb  5 10:00:00 UTC 2024",
+    # ethtool and lspci state capacities
+    "\tSpeed: 10000Mb/s  speed=1Gbit/s",
+    "\t\tLnkCap: Port #0, Speed 8GT/s, Width x8, ASPM L0s, Exit Latency L0s <2us",
 ])
 def test_precision(line: str) -> None:
     assert extract_results(line + "\nx Mbits/sec\n") == []

@@ -33,7 +33,8 @@ TAGGED = re.compile(r"(?i)\b(before|after|without|with|w/o|old|new|base(?:line)?
                     r"unpatched|vanilla|stock)\b([^:\n]{0,30}?)[ \t]*[:=][ \t]*(?:~|≈)?" + NUM
                     + r"[ \t]?" + UNIT + r"(?![\w/])")
 # capacities, configuration and ports: no measurement on these lines
-NOT_MEASURED = re.compile(r"(?i)link is up|link up|speed:|\bduplex\b|/full\b|/half\b|"
+NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|/half\b|"
+                          r"exit latency|working with|"
                           r"negotiat|\bsupport(?:s|ed)?\b|\bcapable\b|advertis|\brated\b|"
                           r"window size|\bmss\b|\bport\b|\bmtu\b|\btimeout\b|\binterval\b|"
                           r"\bsleep\b|\bdelay[s]? of\b|\blimit\b|\bmax(?:imum)? rate\b")
