@@ -82,7 +82,7 @@ RESULTS = pa.schema([
     ("reverse", pa.bool_()), ("protocol", pa.string()), ("duration", pa.float64()),
     ("config", pa.string()), ("role", pa.string()), ("cpu_local", pa.float64()),
     ("cpu_remote", pa.float64()), ("sd_local", pa.float64()), ("sd_remote", pa.float64()),
-    ("statistic", pa.string()),
+    ("statistic", pa.string()), ("sender_host", pa.string()),
 ])
 ERRORS = pa.schema([
     ("source", pa.string()),

@@ -106,3 +106,10 @@ Interim result: 9401.77 10^6bits/s over 1.000 seconds ending at 1700000000.123
     assert got == [("rate", 41234.56, "trans/s", True), ("latency", 31.0, "us", True),
                    ("throughput", 9401.77, "Mbit/s", False)]
     assert rows[1].statistic == "p99"
+
+
+def test_omni_csv() -> None:
+    text = ("$ netperf -H 192.0.2.1 -t TCP_STREAM -- -o throughput,throughput_units\n"
+            "Throughput,Throughput Units\n9401.77,10^6bits/s\n")
+    (row,) = extract_results(text)
+    assert (row.test, row.value_norm, row.unit_norm) == ("TCP_STREAM", 9401.77, "Mbit/s")

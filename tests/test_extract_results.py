@@ -38,6 +38,7 @@ def test_seed_002_after_qp_repair() -> None:
     assert rows[0].retransmits == 162 and rows[0].stream == "SUM"
     assert (rows[0].command, rows[0].host, rows[0].streams, rows[0].reverse) == (
         "iperf3 -c 10.4.0.10 -P2 -R", "pbx4", 2, True)
+    assert rows[0].sender_host == "server"  # -R: the server sends, pbx (the "-s" end)
 
 
 @pytest.mark.parametrize("label, condition", [

@@ -89,6 +89,7 @@ class ResultRow:
     sd_local: float | None = None
     sd_remote: float | None = None
     statistic: str | None = None
+    sender_host: str | None = None  # iperf3: which end sent the data (-R makes it the server)
 
 
 @dataclass
@@ -195,6 +196,13 @@ def _find(dc: list[tuple[int, str]]) -> list[tuple[int, list[ResultRow]]]:
             tests[depth] = banner
         test = tests.get(depth)
         rows: list[ResultRow] = []
+        if text.startswith("Throughput,") and i + 1 < len(dc):  # netperf -o CSV
+            rows += [_netperf_row(v, "omni") for v in netperf.parse_omni_csv(
+                text, dc[i + 1][1], test)]
+            if rows:
+                out.append((i + 1, rows))
+                skip = i + 1
+                continue
         if omni.block or "=" in text:
             rows += [_netperf_row(v, "omni") for v in omni.feed(text, test)]
         if not UNIT_HINT.search(text):
@@ -355,10 +363,14 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
         test = cmd["test"] if test is None or test.split("_")[-1] in cmd["test"] else test
     if tool.startswith("iperf") and cmd.get("protocol") == "udp":
         test = "udp"
+    sender_host = None
+    if tool == "iperf3" and c.command and " -c" in c.command:
+        sender_host = "server" if cmd.get("reverse") else "client"
     label = r.label if r.label is not None else c.label
     condition = r.condition if r.label is not None else condition_of(c.label)
     return replace(
         r, tool=tool, test=test, label=label, condition=condition, section=c.section,
         command=c.command, quoted=depth > 0, quote_depth=depth, line_no=i + 1,
         line=text.strip()[:500], host=c.host, streams=cmd.get("streams"),
-        reverse=cmd.get("reverse"), protocol=cmd.get("protocol"), duration=cmd.get("duration"))
+        reverse=cmd.get("reverse"), protocol=cmd.get("protocol"), duration=cmd.get("duration"),
+        sender_host=sender_host)
