@@ -36,7 +36,7 @@ from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
 from mlx.link import PATCHES, REPORTS, THREADS, link
-from mlx.store import ERRORS, MESSAGES, RESULTS, TRAILER, Store, errors_table
+from mlx.store import ERRORS, HARDWARE, MESSAGES, RESULTS, TRAILER, Store, errors_table
 
 WRITE_ROWS = 20_000  # messages per Parquet part
 LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
@@ -257,10 +257,11 @@ def _take(res: Any, uids: set[str], old_errors: set[tuple[Any, ...]], writer: _W
             writer.run_uids.add(uid)
             keep.append(True)
     table = table.filter(pa.array(keep))
-    if res.results is not None and res.results.num_rows:
-        kept = set(table.column("uid").to_pylist())
-        mask = [u in kept for u in res.results.column("uid").to_pylist()]
-        writer.add_results(res.results.filter(pa.array(mask, type=pa.bool_())))
+    kept = set(table.column("uid").to_pylist())
+    for name, rows in (("results", res.results), ("hardware", res.hardware)):
+        if rows is not None and rows.num_rows:
+            mask = [u in kept for u in rows.column("uid").to_pylist()]
+            writer.add_rows(name, rows.filter(pa.array(mask, type=pa.bool_())))
     report.stored += table.num_rows
     for codes in table.column("defects").to_pylist():
         report.defects.update(codes)
@@ -275,7 +276,7 @@ class _Writer:
         self.tables: list[pa.Table] = []
         self.rows = 0
         self.errors: list[ErrorRecord] = []
-        self.results: list[pa.Table] = []
+        self.extracted: dict[str, list[pa.Table]] = {}  # results, hardware
         self.run_uids: set[str] = set()
         # sources whose every chunk has been taken: recorded in the manifest
         # only once their rows are on disk, so a crash never marks lost rows done
@@ -290,17 +291,17 @@ class _Writer:
     def add_errors(self, errors: list[ErrorRecord]) -> None:
         self.errors.extend(errors)
 
-    def add_results(self, table: pa.Table) -> None:
+    def add_rows(self, name: str, table: pa.Table) -> None:
         if table.num_rows:
-            self.results.append(table)
+            self.extracted.setdefault(name, []).append(table)
 
     def flush(self) -> None:
         if self.tables:
             self.st.write("messages", pa.concat_tables(self.tables))
             self.tables, self.rows = [], 0
-        if self.results:
-            self.st.write("results", pa.concat_tables(self.results))
-            self.results = []
+        for name, tables in self.extracted.items():
+            self.st.write(name, pa.concat_tables(tables))
+        self.extracted = {}
         if self.errors:
             self.st.write("errors", errors_table(self.errors))
             self.errors = []
@@ -352,11 +353,10 @@ class Archive:
         """One row per patch posting (cover letters included)."""
         return self._link_table("patches", PATCHES)
 
-    @property
-    def results(self) -> pd.DataFrame:
-        """One row per measured value (iperf3, iperf2, netperf, summary lines, prose)."""
-        if "results" not in self._cache:
-            df = _to_pandas(self.store.read("results", RESULTS))
+    def _extracted(self, name: str, schema: pa.Schema) -> pd.DataFrame:
+        """An extracted table with the patch_id of the message each row came from."""
+        if name not in self._cache:
+            df = _to_pandas(self.store.read(name, schema))
             links = self.store.read_link("messages")
             patch = (_to_pandas(links.select(["uid", "patch_id"])) if links is not None
                      else pd.DataFrame({"uid": pd.Series(dtype="str"),
@@ -364,8 +364,18 @@ class Archive:
             df = df.merge(patch, on="uid", how="left")
             cols = list(df.columns)
             cols.insert(2, cols.pop(cols.index("patch_id")))
-            self._cache["results"] = df[cols]
-        return self._cache["results"]
+            self._cache[name] = df[cols]
+        return self._cache[name]
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """One row per measured value (iperf3, iperf2, netperf, summary lines, prose)."""
+        return self._extracted("results", RESULTS)
+
+    @property
+    def hardware(self) -> pd.DataFrame:
+        """One row per stated hardware fact: host, kind, text, value (memory in MiB)."""
+        return self._extracted("hardware", HARDWARE)
 
     @property
     def reports(self) -> pd.DataFrame:

@@ -26,7 +26,6 @@ import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
 from mlx.extract.patches import PatchFacts
-from mlx.extract.results import ResultRow
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
@@ -84,6 +83,12 @@ RESULTS = pa.schema([
     ("cpu_remote", pa.float64()), ("sd_local", pa.float64()), ("sd_remote", pa.float64()),
     ("statistic", pa.string()), ("sender_host", pa.string()),
 ])
+HARDWARE = pa.schema([
+    ("uid", pa.string()), ("message_id", pa.string()), ("host", pa.string()),
+    ("kind", pa.string()), ("text", pa.string()), ("value", pa.string()),
+    ("line_no", pa.int64()), ("quoted", pa.bool_()), ("quote_depth", pa.int64()),
+    ("line", pa.string()),
+])
 ERRORS = pa.schema([
     ("source", pa.string()),
     ("offset", pa.int64()),
@@ -111,16 +116,17 @@ def messages_table(records: list[MessageRecord], facts: list[PatchFacts]) -> pa.
     return pa.table(cols, schema=MESSAGES)
 
 
-def results_table(records: list[MessageRecord], results: list[list[ResultRow]]) -> pa.Table:
-    """Rows of ``results``: each measured value with the message it came from."""
-    cols: dict[str, list[Any]] = {name: [] for name in RESULTS.names}
-    for rec, rows in zip(records, results, strict=True):
+def rows_table(schema: pa.Schema, records: list[MessageRecord],
+               rows_per_record: list[list[Any]]) -> pa.Table:
+    """Extracted rows (results, hardware) with the uid and Message-ID they came from."""
+    cols: dict[str, list[Any]] = {name: [] for name in schema.names}
+    for rec, rows in zip(records, rows_per_record, strict=True):
         for row in rows:
             cols["uid"].append(rec.uid)
             cols["message_id"].append(rec.message_id)
-            for name in RESULTS.names[2:]:
+            for name in schema.names[2:]:
                 cols[name].append(getattr(row, name))
-    return pa.table(cols, schema=RESULTS)
+    return pa.table(cols, schema=schema)
 
 
 def errors_table(records: Iterable[ErrorRecord]) -> pa.Table:
@@ -153,7 +159,7 @@ class Store:
         self._seq = 0
 
     def ensure(self) -> None:
-        for sub in ("messages", "errors", "results"):
+        for sub in ("messages", "errors", "results", "hardware"):
             os.makedirs(os.path.join(self.path, sub), exist_ok=True)
 
     def part_paths(self, table: str) -> list[str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from mlx.extract.hardware import extract_hardware
 from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
 from mlx.ingest import gitinbox
@@ -67,6 +68,7 @@ class ChunkResult:
 
     messages: pa.Table | None = None
     results: pa.Table | None = None
+    hardware: pa.Table | None = None
     errors: list[ErrorRecord] = field(default_factory=list)
     raw: int = 0  # raw messages split (messages + errors, before dedup)
     deleted: int = 0  # public-inbox deletions skipped
@@ -163,7 +165,7 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
 
 def run_chunk(chunk: Chunk, extract: bool = True) -> ChunkResult:
     """Parse every message of one chunk; ``extract`` also reads its benchmark results."""
-    from mlx.store import messages_table, results_table
+    from mlx.store import HARDWARE, RESULTS, messages_table, rows_table
     res = ChunkResult()
     records: list[MessageRecord] = []
 
@@ -195,8 +197,10 @@ def run_chunk(chunk: Chunk, extract: bool = True) -> ChunkResult:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
     res.messages = messages_table(records, [patch_facts(r.body) for r in records])
-    res.results = results_table(records, [extract_results(r.body) if extract else []
-                                          for r in records])
+    res.results = rows_table(RESULTS, records, [extract_results(r.body) if extract else []
+                                                for r in records])
+    res.hardware = rows_table(HARDWARE, records, [extract_hardware(r.body) if extract else []
+                                                  for r in records])
     return res
 
 

@@ -1,0 +1,320 @@
+"""Hardware and test setup: CPUs, NICs, wifi chips, memory, kernels, OSes, boards, hosts.
+
+spaCy's rule machinery (an EntityRuler on ``spacy.blank("en")``, so no model
+is downloaded) finds the entities; a whitespace tokenizer keeps model names
+such as ``E5-2620``, ``Cortex-A53`` or ``6.7.0-rc1`` whole.  Lines with a
+fixed shape (lscpu ``Model name:``, lspci ``Ethernet controller:``, ``uname
+-a``, the kernel test robot's ``test machine:``) are read by regexes first.
+A cheap substring prefilter decides which lines spaCy sees, and everything
+after the first ``diff --git`` of a patch is skipped: a driver patch adding
+``I210`` to a PCI table states no test setup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# any of these in a line makes it worth a look (and in a body, worth splitting)
+HW_TOKENS = re.compile(
+    r"Intel|AMD|GHz|Xeon|EPYC|Ryzen|Cortex|Neoverse|Ampere|BCM|Broadcom|Mellanox|ConnectX|"
+    r"Ethernet controller|Network controller|Model name|uname|RAM\b|[Mm]emory|-rc\d|RHEL|Ubuntu|"
+    r"Debian|Fedora|OpenWrt|CentOS|Rocky|SLES|Raspberry|Banana|APU\d|PC Engines|ThinkPad|GbE|"
+    r"mlx[45]|ixgbe|igc|igb|i40e|virtio|I350|[Ii]21\d|X[LV]*710|E810|8259\d|QCA|MT7\d|RTL8|"
+    r"AX2\d\d|test machine|[Kk]ernel|Linux \S+ \d|\b\d{2,3}G\b|MHz|BPI-")
+# Model name:            Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz        (lscpu)
+LSCPU = re.compile(r"^[ \t]*Model name:[ \t]+(\S[^\n]{0,150}?)[ \t]*$")
+# 01:00.0 Ethernet controller: Intel Corporation I210 Gigabit Network Connection (rev 03)
+LSPCI = re.compile(r"(Ethernet|Network) controller(?: \[\w{4}\])?:[ \t]+(\S[^\n]{0,150}?)"
+                   r"(?:[ \t]+\[[0-9a-f]{4}:[0-9a-f]{4}\])?(?:[ \t]+\(rev [0-9a-f]{1,4}\))?[ \t]*$")
+# Linux pbx4 3.16.57-astlinux #1 SMP PREEMPT Mon Jul 9 17:25:31 CDT 2018 x86_64 GNU/Linux
+UNAME = re.compile(r"\bLinux[ \t]+([\w.-]{1,64})[ \t]+(\d\.\d{1,2}(?:\.\d{1,3})?[\w.+~-]{0,60})"
+                   r"[ \t]+#\d{1,6}[^\n]{0,200}?(?:[ \t](x86_64|aarch64|armv7l|armv8l|mips|mipsel|"
+                   r"riscv64|ppc64le|ppc64|s390x|i686|arm64))?(?:[ \t]+GNU/Linux)?[ \t]*\"?,?$")
+# test machine: 128 threads 2 sockets Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz (Ice Lake)
+#   with 256G memory
+LKP = re.compile(r"test machine:[ \t]+(\d{1,5})[ \t]+threads[ \t]+"
+                 r"(?:(\d{1,3})[ \t]+sockets?[ \t]+)?(\S[^\n]{0,120}?)"
+                 r"(?:[ \t]+\(([\w \t-]{1,40})\))?[ \t]+with[ \t]+(\d{1,6})[ \t]*"
+                 r"([GMT])(?:i?B)?[ \t]+memory")
+# "Client: RHEL9.2, CPU ..."   "pbx4: AMD GX-412TC SOC"   "DUT (host A): ..."
+HOST_PREFIX = re.compile(r"^[ \t]{0,3}([A-Za-z][\w.-]{0,24}(?:[ \t][A-Za-z0-9][\w.-]{0,12})?)"
+                         r"[ \t]*:[ \t]+\S")
+# pbx4 ~ # iperf3 -c ...      root@dut1:~# ...
+PROMPT = re.compile(r"^[ \t]*(?:\[?[\w.-]{1,32}@)?([\w.-]{1,32})(?:[ \t]+~|:~?[\w/.-]{0,40})"
+                    r"[ \t]*[#$][ \t]")
+# words that name a field, not a host, before a colon
+FIELDS = {"cpu", "cpus", "nic", "nics", "memory", "mem", "ram", "kernel", "os", "board", "model",
+          "model name", "system", "processor", "platform", "hardware", "hw", "setup", "driver",
+          "firmware", "distro", "distribution", "arch", "architecture", "soc", "device", "link",
+          "network", "ethernet", "storage", "disk", "note", "notes", "subject", "from", "to",
+          "cc", "date", "fixes", "reported-by", "signed-off-by", "tested-by",
+          "reviewed-by", "acked-by", "machine", "test machine", "server side", "client side",
+          "result", "results", "before", "after", "base", "baseline", "test", "tests", "config",
+          "cmdline", "command", "re", "ps", "p.s", "commit", "speed", "bandwidth"}
+MEMORY_UNITS = {"k": 1 / 1024, "kb": 1 / 1024, "kib": 1 / 1024, "m": 1, "mb": 1, "mib": 1,
+                "g": 1024, "gb": 1024, "gib": 1024, "t": 1024**2, "tb": 1024**2, "tib": 1024**2}
+QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
+
+NUM = r"^\d{1,7}(?:\.\d{1,3})?$"
+SIZE_UNIT = r"^(?:[KMGT]i?B|[GT])$"
+KVER_RC = r"^v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}[\w.+~-]{0,30}$"
+KVER = r"^v?[2-7]\.\d{1,2}(?:\.\d{1,3})?(?:[-+][\w.+~-]{0,40})?$"
+INTEL_FAMILY = r"^(?:Xeon|Core|Atom|Celeron|Pentium)(?:\((?:R|TM)\))?$"
+INTEL_MODEL = (r"^(?:Gold|Silver|Platinum|Bronze|Max|Ultra|[EWD]-?\d{4}\w{0,4}|E[357]-\d{4}\w{0,3}|"
+               r"i[3579]-\d{4,5}\w{0,3}|[NJ]\d{4}\w?|v\d|\d{4}[A-Z]{0,2}|[A-Z]\d{4}[A-Z]{0,2}|"
+               r"[3579])$")
+NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-DA\d)?|XXV710|"
+             r"X5[2-5]0(?:-\w{1,6})?|8259\d[A-Z]{0,2}|8257\d[A-Z]{0,2}|E810(?:-[A-Z]{1,4})?|E82\d|"
+             r"BCM57\d{3}[A-Z]?|BCM5720|ConnectX-?[3-8](?:-?(?:Lx|Dx|Ex|lx|dx|ex|VPI))?|"
+             r"CX-?[4-8](?:Lx|Dx|lx|dx)?|mlx[45]_(?:core|en)|ixgbe|ixgbevf|igc|igb|i40e|iavf|"
+             r"e1000e?|virtio_net|virtio-net|bnxt_en|r8169|r8125|stmmac|mvneta|mvpp2|tg3|sfc|"
+             r"nfp|qede|cxgb4|hns3|enetc|dpaa2-eth|mtk_eth_soc|ath1[012]k)$")
+WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|3\d|63)[A-Z]?|"
+              r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
+              r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k)$")
+SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
+             r"BCM2(?:711|712|837|835|836)|MT762[0-8]A?|MT798[168]A?|IPQ\d{4}|QCA95[0-9]{2}|"
+             r"RK3\d{3}|A3720|Armada-?\d{3,4})$")
+OS_NAME = r"^(?:RHEL|Ubuntu|Debian|Fedora|OpenWrt|CentOS|Rocky|AlmaLinux|SLES|openSUSE|Alpine)"
+
+
+def _patterns() -> list[dict[str, Any]]:
+    vendor = {"LOWER": {"IN": ["intel", "mellanox", "nvidia", "broadcom", "marvell", "realtek",
+                               "chelsio", "solarflare", "netronome", "qlogic", "mediatek",
+                               "qualcomm", "atheros"]}, "OP": "?"}
+    ghz = {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2})?GHz$"}, "OP": "?"}
+    p: list[tuple[str, list[dict[str, Any]]]] = [
+        ("cpu", [{"TEXT": {"REGEX": r"^Intel(?:\(R\))?$"}},
+                 {"TEXT": {"REGEX": INTEL_FAMILY}, "OP": "?"},
+                 {"TEXT": {"REGEX": INTEL_MODEL}, "OP": "{1,3}"},
+                 {"LOWER": "cpu", "OP": "?"}, {"ORTH": "@", "OP": "?"}, ghz]),
+        ("cpu", [{"TEXT": {"REGEX": r"^Intel(?:\(R\))?$"}}, {"TEXT": {"REGEX": INTEL_FAMILY}},
+                 {"TEXT": {"REGEX": INTEL_MODEL}, "OP": "{0,3}"}, {"LOWER": "cpu", "OP": "?"},
+                 {"ORTH": "@", "OP": "?"}, ghz]),
+        ("cpu", [{"LOWER": "amd"},
+                 {"TEXT": {"REGEX": r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|"
+                                    r"GX-\w{3,8}|G-\w{3,6}|Embedded)$"}},
+                 {"TEXT": {"REGEX": r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|"
+                                    r"\d{1,3}-Core|V\d{4}\w?)$"}, "OP": "{0,4}"}]),
+        ("cpu", [{"TEXT": {"REGEX": SOC_MODEL}}]),
+        ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},
+                 {"LOWER": "max", "OP": "?"}]),
+        ("nic", [vendor, {"TEXT": {"REGEX": NIC_MODEL}},
+                 {"TEXT": {"REGEX": r"^(?:Lx|Dx|Ex|EN|VPI)$"}, "OP": "?"}]),
+        ("link", [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.5)?(?:GbE|GigE|Gbit)|"
+                                     r"(?:10|25|40|50|100|200|400|800)G)$"}}]),
+        ("wifi", [vendor, {"TEXT": {"REGEX": WIFI_MODEL}}]),
+        ("wifi", [{"TEXT": {"REGEX": r"^(?:20|40|80|160|320)$"}}, {"TEXT": "MHz"},
+                  {"LOWER": {"IN": ["channel", "channels", "width", "bandwidth", "bw"]}}]),
+        ("wifi", [{"LOWER": {"IN": ["channel", "width", "bandwidth", "bw", "ht", "vht", "he"]}},
+                  {"TEXT": {"REGEX": r"^(?:20|40|80|160|320)$"}}, {"TEXT": "MHz"}]),
+        ("wifi", [{"TEXT": {"REGEX": r"^(?:VHT|HE|EHT|HT)(?:20|40|80|160|320)$"}}]),
+        ("memory", [{"LOWER": {"IN": ["memory", "ram", "mem", "memtotal"]}},
+                    {"ORTH": ":", "OP": "?"}, {"TEXT": {"REGEX": NUM}},
+                    {"TEXT": {"REGEX": SIZE_UNIT}}]),
+        ("memory", [{"TEXT": {"REGEX": r"^\d{1,7}(?:[KMGT]i?B|[GT])$"}},
+                    {"LOWER": {"IN": ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4",
+                                      "lpddr4x", "lpddr5", "ecc"]}}]),
+        ("memory", [{"TEXT": {"REGEX": NUM}}, {"TEXT": {"REGEX": SIZE_UNIT}},
+                    {"LOWER": {"IN": ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4",
+                                      "lpddr4x", "lpddr5", "ecc"]}}]),
+        ("size", [{"TEXT": {"REGEX": NUM}}, {"TEXT": {"REGEX": r"^(?:[MGT]i?B)$"}}]),
+        ("kernel", [{"TEXT": {"REGEX": KVER_RC}}]),
+        ("kernel", [{"TEXT": {"REGEX": r"^v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?$"}}]),
+        ("kernel", [{"LOWER": {"IN": ["kernel", "linux", "net-next", "mainline", "upstream",
+                                     "linux-next", "bpf-next"]}},
+                    {"LOWER": {"IN": ["at", "version", "is", "on", "v"]}, "OP": "?"},
+                    {"TEXT": {"REGEX": KVER}}]),
+        ("os", [{"TEXT": {"REGEX": OS_NAME + r"-?\d{1,2}(?:\.\d{1,2}){0,2}$"}}]),
+        ("os", [{"TEXT": {"REGEX": OS_NAME + r"$"}},
+                {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2}){0,2}(?:-?LTS)?$"}}]),
+        ("os", [{"LOWER": "red"}, {"LOWER": "hat"}, {"LOWER": "enterprise"}, {"LOWER": "linux"},
+                {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2})?$"}}]),
+        ("board", [{"LOWER": "pc"}, {"LOWER": "engines"},
+                   {"TEXT": {"REGEX": r"^(?i:apu\d\w{0,3}|alix\w{0,4})$"}, "OP": "?"}]),
+        ("board", [{"TEXT": {"REGEX": r"^(?:APU[1-6][A-Da-d]?\d?|BPI-R\d\w{0,4})$"}}]),
+        ("board", [{"LOWER": "banana"}, {"LOWER": "pi"},
+                   {"TEXT": {"REGEX": r"^(?:BPI-)?[A-Z]\w{0,6}$"}, "OP": "?"}]),
+        ("board", [{"LOWER": "raspberry"}, {"LOWER": "pi"},
+                   {"TEXT": {"REGEX": r"^(?:\d|Zero|CM\d)$"}, "OP": "?"},
+                   {"LOWER": "model", "OP": "?"}, {"TEXT": {"REGEX": r"^[AB]\+?$"}, "OP": "?"}]),
+        ("board", [{"LOWER": "thinkpad"}, {"TEXT": {"REGEX": r"^[A-Z]\d{1,3}[a-z]?$"}},
+                   {"LOWER": "carbon", "OP": "?"}, {"LOWER": "gen", "OP": "?"},
+                   {"TEXT": {"REGEX": r"^\d{1,2}$"}, "OP": "?"}]),
+        ("board", [{"LOWER": "turris"}, {"LOWER": {"IN": ["omnia", "mox"]}}]),
+        ("board", [{"LOWER": "nanopi"}, {"TEXT": {"REGEX": r"^R\d\w{0,3}$"}}]),
+    ]
+    return [{"label": kind, "pattern": pattern} for kind, pattern in p]
+
+
+_NLP: Any = None
+
+
+def nlp() -> Any:
+    """The blank English pipeline with the tokenizer and rules; built once per process."""
+    global _NLP
+    if _NLP is None:
+        import spacy
+        from spacy.tokenizer import Tokenizer
+        pipe = spacy.blank("en")
+        pipe.tokenizer = Tokenizer(
+            pipe.vocab, prefix_search=re.compile(r"""^[\(\["'<*]""").search,
+            # "Intel(R)" and "Core(TM)" keep their ")"; a sentence's "." and ")" go
+            suffix_search=re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search)
+        ruler: Any = pipe.add_pipe("entity_ruler", config={"overwrite_ents": True})
+        ruler.add_patterns(_patterns())
+        _NLP = pipe
+    return _NLP
+
+
+@dataclass(frozen=True)
+class HardwareRow:
+    """One stated fact about a machine; field names are the ``hardware`` column names."""
+
+    host: str | None
+    kind: str
+    text: str
+    value: str | None
+    line_no: int
+    quoted: bool = False
+    quote_depth: int = 0
+    line: str = ""
+
+
+def memory_mib(number: str, unit: str) -> str | None:
+    factor = MEMORY_UNITS.get(unit.lower())
+    if factor is None:
+        return None
+    mib = float(number) * factor
+    return str(int(mib)) if mib == int(mib) else f"{mib:.1f}"
+
+
+def _value(kind: str, text: str) -> str | None:
+    if kind in ("memory", "size"):
+        m = re.search(r"(\d{1,7}(?:\.\d{1,3})?)[ \t]*([KMGT]i?B|[KMGT])\b", text)
+        return memory_mib(m.group(1), m.group(2)) if m else None
+    if kind == "link":
+        m = re.match(r"(\d{1,3}(?:\.5)?)", text)
+        return f"{float(m.group(1)) * 1000:g} Mbit/s" if m else None
+    if kind == "kernel":
+        m = re.search(r"v?(\d\.\d{1,2}[\w.+~-]*)", text)
+        return m.group(1) if m else None
+    if kind == "cpu":
+        return re.sub(r"\((?:R|TM|r|tm)\)", "", text).replace("  ", " ").strip()
+    return text
+
+
+def _split(line: str) -> tuple[int, str]:
+    m = QUOTE.match(line) if ">" in line[:12] else None
+    return (0, line) if m is None else (m.group(0).count(">"), line[m.end():])
+
+
+def _head(body: str) -> str:
+    """The body up to the first diff: hardware in a patch's code states no setup."""
+    cut = body.find("\ndiff --git ")
+    return body if cut < 0 else body[:cut]
+
+
+Fact = tuple[str, str, str | None, str | None]  # kind, text as written, value, host
+
+
+def _shaped(text: str) -> list[Fact]:
+    """(kind, text, value, host) from lines of a known tool's shape."""
+    if "Model name" in text and (m := LSCPU.match(text)):
+        return [("cpu", m.group(1), _value("cpu", m.group(1)), None)]
+    if "controller" in text and (m := LSPCI.search(text)):
+        kind = "nic" if m.group(1) == "Ethernet" else "wifi"
+        return [(kind, m.group(2), m.group(2), None)]
+    if "test machine" in text and (m := LKP.search(text)):
+        rows: list[Fact] = [("threads", m.group(1), m.group(1), None)]
+        if m.group(2):
+            rows.append(("sockets", m.group(2), m.group(2), None))
+        cpu = m.group(3) + (f" ({m.group(4)})" if m.group(4) else "")
+        rows.append(("cpu", cpu, _value("cpu", m.group(3)), None))
+        rows.append(("memory", f"{m.group(5)}{m.group(6)} memory",
+                     memory_mib(m.group(5), m.group(6)), None))
+        return rows
+    if "Linux" in text and (m := UNAME.search(text)):
+        facts: list[Fact] = [("kernel", m.group(2), m.group(2), m.group(1))]
+        if m.group(3):
+            facts.append(("arch", m.group(3), m.group(3), m.group(1)))
+        return facts
+    return []
+
+
+def extract_hardware(body: str | None) -> list[HardwareRow]:
+    if not body:
+        return []
+    head = _head(body)
+    if not HW_TOKENS.search(head):
+        return []
+    if not head.isascii():
+        head = head.replace("\xa0", " ")
+    lines = head.split("\n")
+    found: dict[int, list[tuple[str, str, str | None, str | None]]] = {}
+    spacy_lines: list[int] = []
+    in_diff = False
+    for i, line in enumerate(lines):
+        _, text = _split(line)
+        if text.startswith("@@ -") or (text.startswith("--- ") and i + 1 < len(lines)
+                                        and lines[i + 1].startswith("+++ ")):
+            in_diff = True
+        if in_diff:
+            if text[:1] in ("+", "-", " ", "@", "\\") and text.strip():
+                continue
+            in_diff = False
+        if len(text) > 400 or not HW_TOKENS.search(text):
+            continue
+        shaped = _shaped(text)
+        if shaped:
+            found[i] = shaped
+        else:
+            spacy_lines.append(i)
+    texts = [_split(lines[i])[1] for i in spacy_lines]
+    for i, doc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
+        ents: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None)
+                            for e in doc.ents]
+        if ents:
+            found[i] = ents
+    return _with_hosts(found, lines)
+
+
+def _host_of(text: str) -> str | None:
+    m = HOST_PREFIX.match(text)
+    if m and m.group(1).lower() not in FIELDS and not HW_TOKENS.match(m.group(1)):
+        return m.group(1)
+    p = PROMPT.match(text)
+    return p.group(1) if p else None
+
+
+def _with_hosts(found: dict[int, list[tuple[str, str, str | None, str | None]]],
+                lines: list[str]) -> list[HardwareRow]:
+    """Give each row its host: the line's own prefix, or the host line it continues."""
+    out: list[HardwareRow] = []
+    current: dict[int, str | None] = {}
+    for i, line in enumerate(lines):
+        depth, text = _split(line)
+        if not text.strip():
+            current[depth] = None
+            continue
+        host = _host_of(text)
+        if host is None and text[:1] in (" ", "\t"):
+            host = current.get(depth)  # an indented line continues its host's description
+        if i in found and host is not None:
+            current[depth] = host
+        elif text[:1] not in (" ", "\t"):
+            current[depth] = host if i in found else None
+        rows = found.get(i)
+        if not rows:
+            continue
+        host_line = host is not None and ("," in text or len(rows) > 1)
+        for kind, span, value, own_host in rows:
+            if kind == "size":
+                if not host_line:
+                    continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
+                kind = "memory"
+            out.append(HardwareRow(own_host or host, kind, span, value, i + 1, depth > 0, depth,
+                                   text.strip()[:500]))
+    return out
