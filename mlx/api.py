@@ -23,6 +23,7 @@ from mlx.errors import MlxError
 from mlx.ingest import gitinbox
 from mlx.ingest.chunks import (
     BATCH_MESSAGES,
+    EXTRACTORS,
     FILES_PER_GROUP,
     Chunk,
     FileGroup,
@@ -184,11 +185,11 @@ class _Planner:
 
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
            engine: str = "local", progress: Callable[[int], None] | None = None,
-           extract: bool = True) -> IngestReport:
+           extract: tuple[str, ...] | bool = EXTRACTORS) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
-    ``extract=False`` skips benchmark-result extraction (messages, threads and
-    patches only).
+    ``extract`` names the per-message extractors to run ("results", "hardware");
+    ``False`` or ``()`` keeps messages, threads and patches only.
 
     Raises ``MlxError`` before touching the store when an input is unusable.
     """
@@ -206,7 +207,12 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     planner = _Planner(sources, st.manifest, report, pending)
     writer = _Writer(st)
     n_workers = workers or local.default_workers()
-    for _chunk, res in local.run(planner.chunks(), n_workers, partial(run_chunk, extract=extract)):
+    extractors = EXTRACTORS if extract is True else tuple(extract or ())
+    unknown = set(extractors) - set(EXTRACTORS)
+    if unknown:
+        raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; use {', '.join(EXTRACTORS)}")
+    fn = partial(run_chunk, extract=extractors)
+    for _chunk, res in local.run(planner.chunks(), n_workers, fn):
         _take(res, uids, old_errors, writer, report)
         writer.settled.extend(pending.popleft().entries)
         if progress:

@@ -36,10 +36,12 @@ def main() -> None:
 @click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True,
               help="Where chunks run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@click.option("--extract", "extract", default="results,hardware", show_default=True,
+              help="Extractors to run on message bodies, comma-separated.")
 @click.option("--no-extract", is_flag=True,
-              help="Skip benchmark-result extraction (messages, threads, patches only).")
+              help="Run no extractor (messages, threads, patches only).")
 def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
-           quiet: bool, no_extract: bool) -> None:
+           quiet: bool, extract: str, no_extract: bool) -> None:
     """Ingest mbox/mboxrd files (.gz/.bz2/.xz), Maildirs, .eml files,
     public-inbox epochs, or folders of them, into the store.
 
@@ -51,7 +53,9 @@ def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
         bar = tqdm(unit=" msg", file=sys.stderr, desc="ingest", smoothing=0.1)
     try:
         report = api.ingest(list(paths), store=store, workers=workers, engine=engine,
-                            progress=bar.update if bar else None, extract=not no_extract)
+                            progress=bar.update if bar else None,
+                            extract=() if no_extract else tuple(
+                                e.strip() for e in extract.split(",") if e.strip()))
     except MlxError as exc:
         _fail(exc)
         return

@@ -16,13 +16,26 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# any of these in a line makes it worth a look (and in a body, worth splitting)
-HW_TOKENS = re.compile(
-    r"Intel|AMD|GHz|Xeon|EPYC|Ryzen|Cortex|Neoverse|Ampere|BCM|Broadcom|Mellanox|ConnectX|"
-    r"Ethernet controller|Network controller|Model name|uname|RAM\b|[Mm]emory|-rc\d|RHEL|Ubuntu|"
-    r"Debian|Fedora|OpenWrt|CentOS|Rocky|SLES|Raspberry|Banana|APU\d|PC Engines|ThinkPad|GbE|"
-    r"mlx[45]|ixgbe|igc|igb|i40e|virtio|I350|[Ii]21\d|X[LV]*710|E810|8259\d|QCA|MT7\d|RTL8|"
-    r"AX2\d\d|test machine|[Kk]ernel|Linux \S+ \d|\b\d{2,3}G\b|MHz|BPI-")
+# A message names hardware only if one of these stands in it (3.5% of netfilter-devel).
+# Words that start with a capital or a digit go into one regex behind a lookahead of
+# their first characters (the engine then skips other positions at C speed); the few
+# lowercase ones are plain substring tests, since lowercase letters are everywhere.
+STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", "Ampere", "BCM",
+          "Broadcom", "Mellanox", "ConnectX", "Ethernet controller", "Network controller",
+          "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
+          "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
+          r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-"]
+STRONG_LOWER = ("mlx4", "mlx5", "ixgbe", "i40e", "i210", "i211", "i225", "i226",
+                "test machine")
+BODY_HW = re.compile("(?=[{}])(?:{})".format("".join(sorted({w[0] for w in STRONG})),
+                                              "|".join(STRONG)))
+
+
+def names_hardware(text: str) -> bool:
+    """The strong test: does this text name a CPU, NIC, board, OS ... at all?"""
+    return BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER)
+
+
 # Model name:            Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz        (lscpu)
 LSCPU = re.compile(r"^[ \t]*Model name:[ \t]+(\S[^\n]{0,150}?)[ \t]*$")
 # 01:00.0 Ethernet controller: Intel Corporation I210 Gigabit Network Connection (rev 03)
@@ -80,71 +93,102 @@ SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|Thunder
 OS_NAME = r"^(?:RHEL|Ubuntu|Debian|Fedora|OpenWrt|CentOS|Rocky|AlmaLinux|SLES|openSUSE|Alpine)"
 
 
+# Token shapes the rules ask for, by name.
+SHAPES = {
+    "intel": r"^Intel(?:\(R\))?$",
+    "intel_family": INTEL_FAMILY,
+    "intel_model": INTEL_MODEL,
+    "ghz": r"^\d{1,2}(?:\.\d{1,2})?GHz$",
+    "amd_family": r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|GX-\w{3,8}|G-\w{3,6}|Embedded)$",
+    "amd_model": r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|\d{1,3}-Core|V\d{4}\w?)$",
+    "soc": SOC_MODEL,
+    "nic": NIC_MODEL,
+    "nic_suffix": r"^(?:Lx|Dx|Ex|EN|VPI)$",
+    "link": r"^(?:\d{1,3}(?:\.5)?(?:GbE|GigE|Gbit)|(?:10|25|40|50|100|200|400|800)G)$",
+    "wifi": WIFI_MODEL,
+    "width": r"^(?:20|40|80|160|320)$",
+    "wifi_mode": r"^(?:VHT|HE|EHT|HT)(?:20|40|80|160|320)$",
+    "num": NUM,
+    "size_unit": SIZE_UNIT,
+    "size_mb": r"^(?:[MGT]i?B)$",
+    "size_glued": r"^\d{1,7}(?:[KMGT]i?B|[GT])$",
+    "kver_rc": KVER_RC,
+    "kver_v": r"^v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?$",
+    "kver": KVER,
+    "os_glued": OS_NAME + r"-?\d{1,2}(?:\.\d{1,2}){0,2}$",
+    "os_name": OS_NAME + r"$",
+    "os_version": r"^\d{1,2}(?:\.\d{1,2}){0,2}(?:-?LTS)?$",
+    "apu": r"^(?i:apu\d\w{0,3}|alix\w{0,4})$",
+    "board": r"^(?:APU[1-6][A-Da-d]?\d?|BPI-R\d\w{0,4})$",
+    "bpi": r"^(?:BPI-)?[A-Z]\w{0,6}$",
+    "rpi": r"^(?:\d|Zero|CM\d)$",
+    "rpi_model": r"^[AB]\+?$",
+    "thinkpad": r"^[A-Z]\d{1,3}[a-z]?$",
+    "gen": r"^\d{1,2}$",
+    "nanopi": r"^R\d\w{0,3}$",
+}
+
+
+def _s(name: str, op: str | None = None) -> dict[str, Any]:
+    """A token pattern: the token has this shape.
+
+    (A token attribute holding precomputed shapes was tried: spaCy reads custom
+    attributes through Python and it ran slower than these regex predicates.)
+    """
+    pattern: dict[str, Any] = {"TEXT": {"REGEX": SHAPES[name]}}
+    if op:
+        pattern["OP"] = op
+    return pattern
+
+
+MEMORY_WORDS = ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4", "lpddr4x", "lpddr5", "ecc"]
+
+
 def _patterns() -> list[dict[str, Any]]:
     vendor = {"LOWER": {"IN": ["intel", "mellanox", "nvidia", "broadcom", "marvell", "realtek",
                                "chelsio", "solarflare", "netronome", "qlogic", "mediatek",
                                "qualcomm", "atheros"]}, "OP": "?"}
-    ghz = {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2})?GHz$"}, "OP": "?"}
+    cpu_tail = [{"LOWER": "cpu", "OP": "?"}, {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]
     p: list[tuple[str, list[dict[str, Any]]]] = [
-        ("cpu", [{"TEXT": {"REGEX": r"^Intel(?:\(R\))?$"}},
-                 {"TEXT": {"REGEX": INTEL_FAMILY}, "OP": "?"},
-                 {"TEXT": {"REGEX": INTEL_MODEL}, "OP": "{1,3}"},
-                 {"LOWER": "cpu", "OP": "?"}, {"ORTH": "@", "OP": "?"}, ghz]),
-        ("cpu", [{"TEXT": {"REGEX": r"^Intel(?:\(R\))?$"}}, {"TEXT": {"REGEX": INTEL_FAMILY}},
-                 {"TEXT": {"REGEX": INTEL_MODEL}, "OP": "{0,3}"}, {"LOWER": "cpu", "OP": "?"},
-                 {"ORTH": "@", "OP": "?"}, ghz]),
-        ("cpu", [{"LOWER": "amd"},
-                 {"TEXT": {"REGEX": r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|"
-                                    r"GX-\w{3,8}|G-\w{3,6}|Embedded)$"}},
-                 {"TEXT": {"REGEX": r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|"
-                                    r"\d{1,3}-Core|V\d{4}\w?)$"}, "OP": "{0,4}"}]),
-        ("cpu", [{"TEXT": {"REGEX": SOC_MODEL}}]),
+        ("cpu", [_s("intel"), _s("intel_family", op="?"), _s("intel_model", op="{1,3}"),
+                 *cpu_tail]),
+        ("cpu", [_s("intel"), _s("intel_family"), _s("intel_model", op="{0,3}"), *cpu_tail]),
+        ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
+        ("cpu", [_s("soc")]),
         ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},
                  {"LOWER": "max", "OP": "?"}]),
-        ("nic", [vendor, {"TEXT": {"REGEX": NIC_MODEL}},
-                 {"TEXT": {"REGEX": r"^(?:Lx|Dx|Ex|EN|VPI)$"}, "OP": "?"}]),
-        ("link", [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.5)?(?:GbE|GigE|Gbit)|"
-                                     r"(?:10|25|40|50|100|200|400|800)G)$"}}]),
-        ("wifi", [vendor, {"TEXT": {"REGEX": WIFI_MODEL}}]),
-        ("wifi", [{"TEXT": {"REGEX": r"^(?:20|40|80|160|320)$"}}, {"TEXT": "MHz"},
+        ("nic", [vendor, _s("nic"), _s("nic_suffix", op="?")]),
+        ("link", [_s("link")]),
+        ("wifi", [vendor, _s("wifi")]),
+        ("wifi", [_s("width"), {"TEXT": "MHz"},
                   {"LOWER": {"IN": ["channel", "channels", "width", "bandwidth", "bw"]}}]),
         ("wifi", [{"LOWER": {"IN": ["channel", "width", "bandwidth", "bw", "ht", "vht", "he"]}},
-                  {"TEXT": {"REGEX": r"^(?:20|40|80|160|320)$"}}, {"TEXT": "MHz"}]),
-        ("wifi", [{"TEXT": {"REGEX": r"^(?:VHT|HE|EHT|HT)(?:20|40|80|160|320)$"}}]),
+                  _s("width"), {"TEXT": "MHz"}]),
+        ("wifi", [_s("wifi_mode")]),
         ("memory", [{"LOWER": {"IN": ["memory", "ram", "mem", "memtotal"]}},
-                    {"ORTH": ":", "OP": "?"}, {"TEXT": {"REGEX": NUM}},
-                    {"TEXT": {"REGEX": SIZE_UNIT}}]),
-        ("memory", [{"TEXT": {"REGEX": r"^\d{1,7}(?:[KMGT]i?B|[GT])$"}},
-                    {"LOWER": {"IN": ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4",
-                                      "lpddr4x", "lpddr5", "ecc"]}}]),
-        ("memory", [{"TEXT": {"REGEX": NUM}}, {"TEXT": {"REGEX": SIZE_UNIT}},
-                    {"LOWER": {"IN": ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4",
-                                      "lpddr4x", "lpddr5", "ecc"]}}]),
-        ("size", [{"TEXT": {"REGEX": NUM}}, {"TEXT": {"REGEX": r"^(?:[MGT]i?B)$"}}]),
-        ("kernel", [{"TEXT": {"REGEX": KVER_RC}}]),
-        ("kernel", [{"TEXT": {"REGEX": r"^v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?$"}}]),
+                    {"ORTH": ":", "OP": "?"}, _s("num"), _s("size_unit")]),
+        ("memory", [_s("size_glued"), {"LOWER": {"IN": MEMORY_WORDS}}]),
+        ("memory", [_s("num"), _s("size_unit"), {"LOWER": {"IN": MEMORY_WORDS}}]),
+        ("size", [_s("num"), _s("size_mb")]),
+        ("kernel", [_s("kver_rc")]),
+        ("kernel", [_s("kver_v")]),
         ("kernel", [{"LOWER": {"IN": ["kernel", "linux", "net-next", "mainline", "upstream",
                                      "linux-next", "bpf-next"]}},
                     {"LOWER": {"IN": ["at", "version", "is", "on", "v"]}, "OP": "?"},
-                    {"TEXT": {"REGEX": KVER}}]),
-        ("os", [{"TEXT": {"REGEX": OS_NAME + r"-?\d{1,2}(?:\.\d{1,2}){0,2}$"}}]),
-        ("os", [{"TEXT": {"REGEX": OS_NAME + r"$"}},
-                {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2}){0,2}(?:-?LTS)?$"}}]),
+                    _s("kver")]),
+        ("os", [_s("os_glued")]),
+        ("os", [_s("os_name"), _s("os_version")]),
         ("os", [{"LOWER": "red"}, {"LOWER": "hat"}, {"LOWER": "enterprise"}, {"LOWER": "linux"},
-                {"TEXT": {"REGEX": r"^\d{1,2}(?:\.\d{1,2})?$"}}]),
-        ("board", [{"LOWER": "pc"}, {"LOWER": "engines"},
-                   {"TEXT": {"REGEX": r"^(?i:apu\d\w{0,3}|alix\w{0,4})$"}, "OP": "?"}]),
-        ("board", [{"TEXT": {"REGEX": r"^(?:APU[1-6][A-Da-d]?\d?|BPI-R\d\w{0,4})$"}}]),
-        ("board", [{"LOWER": "banana"}, {"LOWER": "pi"},
-                   {"TEXT": {"REGEX": r"^(?:BPI-)?[A-Z]\w{0,6}$"}, "OP": "?"}]),
-        ("board", [{"LOWER": "raspberry"}, {"LOWER": "pi"},
-                   {"TEXT": {"REGEX": r"^(?:\d|Zero|CM\d)$"}, "OP": "?"},
-                   {"LOWER": "model", "OP": "?"}, {"TEXT": {"REGEX": r"^[AB]\+?$"}, "OP": "?"}]),
-        ("board", [{"LOWER": "thinkpad"}, {"TEXT": {"REGEX": r"^[A-Z]\d{1,3}[a-z]?$"}},
-                   {"LOWER": "carbon", "OP": "?"}, {"LOWER": "gen", "OP": "?"},
-                   {"TEXT": {"REGEX": r"^\d{1,2}$"}, "OP": "?"}]),
+                _s("os_version")]),
+        ("board", [{"LOWER": "pc"}, {"LOWER": "engines"}, _s("apu", op="?")]),
+        ("board", [_s("board")]),
+        ("board", [{"LOWER": "banana"}, {"LOWER": "pi"}, _s("bpi", op="?")]),
+        ("board", [{"LOWER": "raspberry"}, {"LOWER": "pi"}, _s("rpi", op="?"),
+                   {"LOWER": "model", "OP": "?"}, _s("rpi_model", op="?")]),
+        ("board", [{"LOWER": "thinkpad"}, _s("thinkpad"), {"LOWER": "carbon", "OP": "?"},
+                   {"LOWER": "gen", "OP": "?"}, _s("gen", op="?")]),
         ("board", [{"LOWER": "turris"}, {"LOWER": {"IN": ["omnia", "mox"]}}]),
-        ("board", [{"LOWER": "nanopi"}, {"TEXT": {"REGEX": r"^R\d\w{0,3}$"}}]),
+        ("board", [{"LOWER": "nanopi"}, _s("nanopi")]),
     ]
     return [{"label": kind, "pattern": pattern} for kind, pattern in p]
 
@@ -244,28 +288,52 @@ def _shaped(text: str) -> list[Fact]:
     return []
 
 
+def _candidate_lines(head: str, lines: list[str]) -> list[int]:
+    """Indexes of the lines that name hardware, and of their paragraph neighbours.
+
+    A setup is described in a block ("Server: 6.7.0-rc1, ..., 196608 MB" under a
+    line naming the CPU): lines up to three away from a strong hit, within its
+    paragraph, are read too.  The strong regex runs once over the whole text
+    (C speed) and its hits are mapped to lines.
+    """
+    hits = [m.start() for m in BODY_HW.finditer(head)]
+    for word in STRONG_LOWER:
+        pos = head.find(word)
+        while pos >= 0:
+            hits.append(pos)
+            pos = head.find(word, pos + 1)
+    strong: list[int] = []
+    line, prev = 0, 0
+    for pos in sorted(hits):
+        line += head.count("\n", prev, pos)
+        prev = pos
+        if not strong or strong[-1] != line:
+            strong.append(line)
+    picked: set[int] = set(strong)
+    for i in strong:
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(lines) and abs(j - i) <= 3 and lines[j].strip(" \t>"):
+                picked.add(j)
+                j += step
+    return sorted(picked)
+
+
 def extract_hardware(body: str | None) -> list[HardwareRow]:
     if not body:
         return []
     head = _head(body)
-    if not HW_TOKENS.search(head):
+    if not names_hardware(head):
         return []
     if not head.isascii():
         head = head.replace("\xa0", " ")
     lines = head.split("\n")
-    found: dict[int, list[tuple[str, str, str | None, str | None]]] = {}
+    found: dict[int, list[Fact]] = {}
     spacy_lines: list[int] = []
-    in_diff = False
-    for i, line in enumerate(lines):
-        _, text = _split(line)
-        if text.startswith("@@ -") or (text.startswith("--- ") and i + 1 < len(lines)
-                                        and lines[i + 1].startswith("+++ ")):
-            in_diff = True
-        if in_diff:
-            if text[:1] in ("+", "-", " ", "@", "\\") and text.strip():
-                continue
-            in_diff = False
-        if len(text) > 400 or not HW_TOKENS.search(text):
+    plain_diff = "\n+++ " in head  # a diff -u without "diff --git": its +/- lines are code
+    for i in _candidate_lines(head, lines):
+        _, text = _split(lines[i])
+        if len(text) > 400 or (plain_diff and text[:1] in ("+", "-", "@")):
             continue
         shaped = _shaped(text)
         if shaped:
@@ -283,7 +351,7 @@ def extract_hardware(body: str | None) -> list[HardwareRow]:
 
 def _host_of(text: str) -> str | None:
     m = HOST_PREFIX.match(text)
-    if m and m.group(1).lower() not in FIELDS and not HW_TOKENS.match(m.group(1)):
+    if m and m.group(1).lower() not in FIELDS and not BODY_HW.match(m.group(1)):
         return m.group(1)
     p = PROMPT.match(text)
     return p.group(1) if p else None

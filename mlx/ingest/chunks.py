@@ -163,8 +163,11 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
         yield from _preamble_error(sp, src.path)
 
 
-def run_chunk(chunk: Chunk, extract: bool = True) -> ChunkResult:
-    """Parse every message of one chunk; ``extract`` also reads its benchmark results."""
+EXTRACTORS = ("results", "hardware")
+
+
+def run_chunk(chunk: Chunk, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResult:
+    """Parse every message of one chunk and run the ``extract``-ors named on its bodies."""
     from mlx.store import HARDWARE, RESULTS, messages_table, rows_table
     res = ChunkResult()
     records: list[MessageRecord] = []
@@ -197,10 +200,10 @@ def run_chunk(chunk: Chunk, extract: bool = True) -> ChunkResult:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
     res.messages = messages_table(records, [patch_facts(r.body) for r in records])
-    res.results = rows_table(RESULTS, records, [extract_results(r.body) if extract else []
-                                                for r in records])
-    res.hardware = rows_table(HARDWARE, records, [extract_hardware(r.body) if extract else []
-                                                  for r in records])
+    res.results = rows_table(RESULTS, records, [
+        extract_results(r.body) if "results" in extract else [] for r in records])
+    res.hardware = rows_table(HARDWARE, records, [
+        extract_hardware(r.body) if "hardware" in extract else [] for r in records])
     return res
 
 
