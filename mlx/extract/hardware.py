@@ -99,8 +99,10 @@ SHAPES = {
     "intel_family": INTEL_FAMILY,
     "intel_model": INTEL_MODEL,
     "ghz": r"^\d{1,2}(?:\.\d{1,2})?GHz$",
-    "amd_family": r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|GX-\w{3,8}|G-\w{3,6}|Embedded)$",
-    "amd_model": r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|\d{1,3}-Core|V\d{4}\w?)$",
+    "amd_family": (r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|GX-\w{3,8}|G-\w{3,6}|"
+                   r"Embedded)$"),
+    "amd_model": (r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|\d{1,3}-Core|"
+                  r"V\d{4}\w?)$"),
     "soc": SOC_MODEL,
     "nic": NIC_MODEL,
     "nic_suffix": r"^(?:Lx|Dx|Ex|EN|VPI)$",
