@@ -155,6 +155,9 @@ def _patterns() -> list[dict[str, Any]]:
         ("cpu", [_s("intel"), _s("intel_family", op="?"), _s("intel_model", op="{1,3}"),
                  *cpu_tail]),
         ("cpu", [_s("intel"), _s("intel_family"), _s("intel_model", op="{0,3}"), *cpu_tail]),
+        # lscpu's older shape: "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz"
+        ("cpu", [_s("intel"), _s("intel_family"), {"LOWER": "cpu"}, _s("intel_model", op="{1,3}"),
+                 {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]),
         ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
         ("cpu", [_s("soc")]),
         ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},

@@ -1,0 +1,120 @@
+import pytest
+
+from mlx.extract.hardware import extract_hardware
+
+
+def rows(text: str) -> list[tuple]:
+    return [(r.host, r.kind, r.text, r.value) for r in extract_hardware(text)]
+
+
+@pytest.mark.parametrize("line, expected", [
+    # the seed's host lines: four facts each, host from the prefix
+    ("Client: RHEL9.2, CPU  Intel E5-2620, Memory 4096 MB, NIC I350",
+     [("Client", "os", "RHEL9.2", "RHEL9.2"), ("Client", "cpu", "Intel E5-2620", "Intel E5-2620"),
+      ("Client", "memory", "Memory 4096 MB", "4096"), ("Client", "nic", "I350", "I350")]),
+    # a bare size is memory on a host line
+    ("Server: 6.7.0-rc1, CPU Intel Xeon Silver 4216, 196608 MB, NIC I350",
+     [("Server", "kernel", "6.7.0-rc1", "6.7.0-rc1"),
+      ("Server", "cpu", "Intel Xeon Silver 4216", "Intel Xeon Silver 4216"),
+      ("Server", "memory", "196608 MB", "196608"), ("Server", "nic", "I350", "I350")]),
+    # registered marks kept as written, dropped from the value
+    ("pbx:  Intel(R) Core(TM) i3-6100U CPU @ 2.30GHz",
+     [("pbx", "cpu", "Intel(R) Core(TM) i3-6100U CPU @ 2.30GHz",
+       "Intel Core i3-6100U CPU @ 2.30GHz")]),
+    ("pbx4: AMD GX-412TC SOC (1 GHz, 4-core)", [("pbx4", "cpu", "AMD GX-412TC SOC",
+                                                 "AMD GX-412TC SOC")]),
+    ("The box is an AMD EPYC 7713 64-Core Processor.",
+     [(None, "cpu", "AMD EPYC 7713 64-Core Processor", "AMD EPYC 7713 64-Core Processor")]),
+    ("DUT: Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz",
+     [("DUT", "cpu", "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz",
+       "Intel Xeon Gold 6338 CPU @ 2.00GHz")]),
+    ("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", [(None, "cpu",
+                                                   "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz",
+                                                   "Intel Xeon CPU E5-2690 v4 @ 2.60GHz")]),
+    # Arm cores and SoCs
+    ("Tested on a Cortex-A53 board and on Neoverse-N1 (Ampere Altra).",
+     [(None, "cpu", "Cortex-A53", "Cortex-A53"), (None, "cpu", "Neoverse-N1", "Neoverse-N1"),
+      (None, "cpu", "Ampere Altra", "Ampere Altra")]),
+    ("Raspberry Pi 4 (BCM2711), Ubuntu 22.04",
+     [(None, "board", "Raspberry Pi 4", "Raspberry Pi 4"), (None, "cpu", "BCM2711", "BCM2711"),
+      (None, "os", "Ubuntu 22.04", "Ubuntu 22.04")]),
+    # NICs by model and by driver; link speeds
+    ("Both hosts use Mellanox ConnectX-6 Dx (mlx5_core) back to back over 100G",
+     [(None, "nic", "Mellanox ConnectX-6 Dx", "Mellanox ConnectX-6 Dx"),
+      (None, "nic", "mlx5_core", "mlx5_core"), (None, "link", "100G", "100000 Mbit/s")]),
+    ("NIC: Intel E810-C, ixgbe on the other side, 25GbE",
+     [(None, "nic", "Intel E810-C", "Intel E810-C"), (None, "nic", "ixgbe", "ixgbe"),
+      (None, "link", "25GbE", "25000 Mbit/s")]),
+    # wifi chips and channel width
+    ("AP: MT7915 on a Banana Pi BPI-R3, client Intel AX210, 80 MHz channel",
+     [("AP", "wifi", "MT7915", "MT7915"), ("AP", "board", "Banana Pi BPI-R3", "Banana Pi BPI-R3"),
+      ("AP", "wifi", "Intel AX210", "Intel AX210"), ("AP", "wifi", "80 MHz channel",
+                                                      "80 MHz channel")]),
+    # memory in MiB, kernel and OS shapes
+    ("Lab box: ThinkPad X1 Carbon Gen 6, 16G memory, Fedora 39, kernel v6.8-rc3+",
+     [("Lab box", "board", "ThinkPad X1 Carbon Gen 6", "ThinkPad X1 Carbon Gen 6"),
+      ("Lab box", "memory", "16G memory", "16384"), ("Lab box", "os", "Fedora 39", "Fedora 39"),
+      ("Lab box", "kernel", "kernel v6.8-rc3+", "6.8-rc3+")]),
+    ("It runs net-next at 6.3.0-rc1 with 512 GB RAM and 2 GB DDR4 on the switch CPU",
+     [(None, "kernel", "net-next at 6.3.0-rc1", "6.3.0-rc1"),
+      (None, "memory", "512 GB RAM", "524288"), (None, "memory", "2 GB DDR4", "2048")]),
+])
+def test_lines(line: str, expected: list) -> None:
+    assert rows(line) == expected
+
+
+def test_seed_002_shape() -> None:
+    text = """\
+Here is a test on a PC Engines APU2 ...
+
+pbx4: AMD GX-412TC SOC (1 GHz, 4-core)
+      Ethernet controller: Intel Corporation I210
+
+pbx:  Intel(R) Core(TM) i3-6100U CPU @ 2.30GHz
+      Ethernet controller: Intel Corporation I211
+
+# uname -a
+Linux pbx4 3.16.57-astlinux #1 SMP PREEMPT Mon Jul 9 17:25:31 CDT 2018 x86_64 GNU/Linux
+"""
+    got = rows(text)
+    assert (None, "board", "PC Engines APU2", "PC Engines APU2") in got
+    assert ("pbx4", "nic", "Intel Corporation I210", "Intel Corporation I210") in got
+    assert ("pbx", "nic", "Intel Corporation I211", "Intel Corporation I211") in got
+    assert ("pbx4", "kernel", "3.16.57-astlinux", "3.16.57-astlinux") in got
+    assert ("pbx4", "arch", "x86_64", "x86_64") in got
+
+
+def test_lscpu_lspci_and_robot() -> None:
+    text = ("Model name:                      AMD EPYC 7551 32-Core Processor\n"
+            "03:00.0 Ethernet controller: Intel Corporation Ethernet Controller E810-C for QSFP "
+            "(rev 02)\n"
+            "test machine: 128 threads 2 sockets Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz "
+            "(Ice Lake) with 256G memory\n")
+    got = rows(text)
+    assert got[0] == (None, "cpu", "AMD EPYC 7551 32-Core Processor",
+                      "AMD EPYC 7551 32-Core Processor")
+    assert got[1] == (None, "nic", "Intel Corporation Ethernet Controller E810-C for QSFP",
+                      "Intel Corporation Ethernet Controller E810-C for QSFP")
+    assert [(k, v) for _, k, _, v in got[2:]] == [
+        ("threads", "128"), ("sockets", "2"), ("cpu", "Intel Xeon Gold 6338 CPU @ 2.00GHz"),
+        ("memory", "262144")]
+
+
+@pytest.mark.parametrize("text", [
+    # versions of other software, a patch version, dates
+    "Built with gcc 12.2.0 and iperf 3.9 on Intel boxes, see [PATCH v2] from 2024-03-05.",
+    # a driver patch adding I210 to a PCI table states no test setup
+    "Add the new ids.\n\ndiff --git a/drivers/net/igb.c b/drivers/net/igb.c\n"
+    "--- a/drivers/net/igb.c\n+++ b/drivers/net/igb.c\n@@ -1 +1,2 @@\n x\n+\t{ I210, X710 },\n",
+    # a plain diff -u without "diff --git"
+    "Ids.\n--- a/igb.c\n+++ b/igb.c\n@@ -1 +1,2 @@\n x\n+\t{ Intel I210, 4096 MB RAM },\n",
+    # sizes that are no memory: a transfer, a file
+    "Intel said the firmware image is 512 MB; the test moved 466 MBytes.",
+])
+def test_precision(text: str) -> None:
+    assert [r for r in extract_hardware(text) if r.kind in ("memory", "kernel", "nic")] == []
+
+
+def test_quoted_rows_are_marked() -> None:
+    (row,) = extract_hardware("> Client: Intel Xeon Silver 4216\n")
+    assert (row.host, row.quoted, row.quote_depth) == ("Client", True, 1)
