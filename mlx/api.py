@@ -195,6 +195,9 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     """
     if isinstance(paths, str):
         paths = [paths]
+    if not paths:
+        raise MlxError("no archive given; pass one or more mbox files, Maildirs, "
+                       ".eml files or public-inbox epochs")
     if engine != "local":
         raise MlxError(f"unknown engine {engine!r}; use --engine local")
     started = time.perf_counter()

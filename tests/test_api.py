@@ -43,6 +43,18 @@ def test_sample_data_contract(tmp_path: Path) -> None:
     text = msgs[msgs.defects.apply(lambda d: "text-rendering" in d)].iloc[0]
     assert text.subject == "Re: [PATCH v2 net] wireguard: use DEV_STATS_INC()"
     assert "=== 4in4 TCP_STREAM: 901.05 Mbits/sec ===" in text.body
+    # seeds: results and hardware tables, keyed to the message and its patch
+    res = archive.results
+    seed0 = res[res.uid == text.uid]
+    assert len(seed0) == 16 and (seed0.patch_id == text.patch_id).all()
+    seed2 = res[res.uid == seed.uid]
+    assert list(seed2.value) == [390.0, 389.0, 252.0, 251.0, 498.0, 498.0]
+    hw = archive.hardware
+    hosts = hw[hw.uid == text.uid].groupby("host").kind.apply(list).to_dict()
+    assert hosts == {"Client": ["os", "cpu", "memory", "nic"],
+                     "Server": ["kernel", "cpu", "memory", "nic"]}
+    hosts = hw[hw.uid == seed.uid].dropna(subset=["host"]).groupby("host").kind.apply(set)
+    assert hosts.to_dict() == {"pbx4": {"cpu", "nic", "kernel", "arch"}, "pbx": {"cpu", "nic"}}
 
 
 def test_reingest_adds_nothing_and_growth_adds_only_new(tmp_path: Path) -> None:

@@ -91,3 +91,18 @@ def test_corpus_results(rel: str, tmp_path: Path) -> None:
     bodies = dict(zip(archive.messages.uid, archive.messages.body, strict=True))
     for uid, line_no in zip(res.uid, res.line_no, strict=True):
         assert not _in_diff(bodies[uid].split("\n"), int(line_no)), (uid, line_no)
+
+
+def test_corpus_hardware(tmp_path: Path) -> None:
+    path = corpus_path("hardware")
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=2)
+    archive = mlx.load(str(tmp_path / "s"))
+    hw = archive.hardware
+    # the archive was picked for CPU models plus a NIC or memory size: most messages yield rows
+    assert hw.message_id.nunique() > 0.6 * len(archive.messages)
+    assert {"cpu", "nic", "memory", "kernel"} <= set(hw.kind)
+    mem = hw[hw.kind == "memory"].value.dropna().astype(float)
+    assert (mem > 0).all()
+    bodies = dict(zip(archive.messages.uid, archive.messages.body, strict=True))
+    for uid, line_no in zip(hw.uid, hw.line_no, strict=True):
+        assert not _in_diff(bodies[uid].split("\n"), int(line_no)), (uid, line_no)

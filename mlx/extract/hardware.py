@@ -65,7 +65,11 @@ FIELDS = {"cpu", "cpus", "nic", "nics", "memory", "mem", "ram", "kernel", "os", 
           "cc", "date", "fixes", "reported-by", "signed-off-by", "tested-by",
           "reviewed-by", "acked-by", "machine", "test machine", "server side", "client side",
           "result", "results", "before", "after", "base", "baseline", "test", "tests", "config",
-          "cmdline", "command", "re", "ps", "p.s", "commit", "speed", "bandwidth"}
+          "cmdline", "command", "re", "ps", "p.s", "commit", "speed", "bandwidth",
+          # device spec sheets (OpenWrt): "Flash: SPI-NOR 1 MiB, NAND 512 MiB" is no memory
+          "flash", "nand", "nor", "emmc", "sd", "wifi", "wlan", "wireless", "switch", "usb",
+          "serial", "power", "ports", "leds", "buttons", "antenna", "antennas", "radio",
+          "radios", "bootloader", "uart", "gpio", "console"}
 MEMORY_UNITS = {"k": 1 / 1024, "kb": 1 / 1024, "kib": 1 / 1024, "m": 1, "mb": 1, "mib": 1,
                 "g": 1024, "gb": 1024, "gib": 1024, "t": 1024**2, "tb": 1024**2, "tib": 1024**2}
 QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
@@ -83,10 +87,10 @@ NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-D
              r"BCM57\d{3}[A-Z]?|BCM5720|ConnectX-?[3-8](?:-?(?:Lx|Dx|Ex|lx|dx|ex|VPI))?|"
              r"CX-?[4-8](?:Lx|Dx|lx|dx)?|mlx[45]_(?:core|en)|ixgbe|ixgbevf|igc|igb|i40e|iavf|"
              r"e1000e?|virtio_net|virtio-net|bnxt_en|r8169|r8125|stmmac|mvneta|mvpp2|tg3|sfc|"
-             r"nfp|qede|cxgb4|hns3|enetc|dpaa2-eth|mtk_eth_soc|ath1[012]k)$")
+             r"nfp|qede|cxgb4|hns3|enetc|dpaa2-eth|mtk_eth_soc)$")
 WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|3\d|63)[A-Z]?|"
               r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
-              r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k)$")
+              r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k|ath1[012]k)$")
 SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
              r"BCM2(?:711|712|837|835|836)|MT762[0-8]A?|MT798[168]A?|IPQ\d{4}|QCA95[0-9]{2}|"
              r"RK3\d{3}|A3720|Armada-?\d{3,4})$")
