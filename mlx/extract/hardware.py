@@ -25,8 +25,11 @@ STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", 
           "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
           "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
           r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-"]
-STRONG_LOWER = ("mlx4", "mlx5", "ixgbe", "i40e", "i210", "i211", "i225", "i226",
-                "test machine")
+# (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
+STRONG_LOWER = ("mlx", "ixgbe", "i40e")
+# A neighbour of such a line is read when it holds one of these (kernel, memory, link).
+WEAK_WORDS = ("ernel", "emory", "RAM", "-rc", "MB", "GB", "MiB", "GiB", "G ", "G,", "MHz",
+              "Linux", "igc", "igb", "virtio", "NIC", "SoC", "GbE", "Gb", "DDR")
 BODY_HW = re.compile("(?=[{}])(?:{})".format("".join(sorted({w[0] for w in STRONG})),
                                               "|".join(STRONG)))
 
@@ -323,7 +326,8 @@ def _candidate_lines(head: str, lines: list[str]) -> list[int]:
         for step in (-1, 1):
             j = i + step
             while 0 <= j < len(lines) and abs(j - i) <= 3 and lines[j].strip(" \t>"):
-                picked.add(j)
+                if any(w in lines[j] for w in WEAK_WORDS):
+                    picked.add(j)
                 j += step
     return sorted(picked)
 
@@ -366,26 +370,27 @@ def _host_of(text: str) -> str | None:
     return p.group(1) if p else None
 
 
-def _with_hosts(found: dict[int, list[tuple[str, str, str | None, str | None]]],
-                lines: list[str]) -> list[HardwareRow]:
+def _line_host(i: int, lines: list[str], found: dict[int, list[Fact]]) -> str | None:
+    """The host of line i: its own prefix, or that of the line its indentation continues."""
+    depth, text = _split(lines[i])
+    host = _host_of(text)
+    while host is None and text[:1] in (" ", "\t") and i > 0:
+        i -= 1  # "      Ethernet controller: ..." under "pbx4: AMD GX-412TC SOC"
+        up_depth, text = _split(lines[i])
+        if up_depth != depth or not text.strip():
+            return None
+        if text[:1] not in (" ", "\t"):
+            return _host_of(text) if i in found else None
+    return host
+
+
+def _with_hosts(found: dict[int, list[Fact]], lines: list[str]) -> list[HardwareRow]:
     """Give each row its host: the line's own prefix, or the host line it continues."""
     out: list[HardwareRow] = []
-    current: dict[int, str | None] = {}
-    for i, line in enumerate(lines):
-        depth, text = _split(line)
-        if not text.strip():
-            current[depth] = None
-            continue
-        host = _host_of(text)
-        if host is None and text[:1] in (" ", "\t"):
-            host = current.get(depth)  # an indented line continues its host's description
-        if i in found and host is not None:
-            current[depth] = host
-        elif text[:1] not in (" ", "\t"):
-            current[depth] = host if i in found else None
-        rows = found.get(i)
-        if not rows:
-            continue
+    for i in sorted(found):
+        depth, text = _split(lines[i])
+        host = _line_host(i, lines, found)
+        rows = found[i]
         host_line = host is not None and ("," in text or len(rows) > 1)
         for kind, span, value, own_host in rows:
             if kind == "size":
