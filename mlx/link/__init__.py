@@ -67,7 +67,8 @@ def link(st: Store) -> dict[str, int]:
                 subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
                 thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
                 has_diff=bool(cols["has_diff"][i]), diffstat_files=cols["diffstat_files"][i],
-                facts=_facts(cols, i))
+                facts=_facts(cols, i) if (cols["has_diff"][i] or cols["trailers"][i]
+                                          or cols["diffstat_files"][i] is not None) else {})
             for i in range(n)]
     patches, pid, robots = link_patches(rows)
     st.write_link("messages", pa.table({

@@ -34,7 +34,7 @@ def series_key(author: str | None, title: str) -> str:
     return "s" + digest.hexdigest()[:15]
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     """The columns of one message the patch pass reads."""
 

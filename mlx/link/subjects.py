@@ -39,7 +39,7 @@ ROBOT = re.compile(
 NOT_TREES = {"for", "and", "to", "on", "against"}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: frozen __init__ is slow, and 40k are made per link
 class Subject:
     """A parsed subject; ``kind`` is ``patch``, ``robot`` or ``other``."""
 
