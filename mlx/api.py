@@ -37,7 +37,16 @@ from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
 from mlx.link import PATCHES, REPORTS, THREADS, link
-from mlx.store import ERRORS, HARDWARE, MESSAGES, RESULTS, TRAILER, Store, errors_table
+from mlx.store import (
+    ERRORS,
+    HARDWARE,
+    MESSAGES,
+    RESULTS,
+    STATEMENTS,
+    TRAILER,
+    Store,
+    errors_table,
+)
 
 WRITE_ROWS = 20_000  # messages per Parquet part
 LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
@@ -267,7 +276,8 @@ def _take(res: Any, uids: set[str], old_errors: set[tuple[Any, ...]], writer: _W
             keep.append(True)
     table = table.filter(pa.array(keep))
     kept = set(table.column("uid").to_pylist())
-    for name, rows in (("results", res.results), ("hardware", res.hardware)):
+    for name, rows in (("results", res.results), ("hardware", res.hardware),
+                       ("statements", res.statements)):
         if rows is not None and rows.num_rows:
             mask = [u in kept for u in rows.column("uid").to_pylist()]
             writer.add_rows(name, rows.filter(pa.array(mask, type=pa.bool_())))
@@ -385,6 +395,11 @@ class Archive:
     def hardware(self) -> pd.DataFrame:
         """One row per stated hardware fact: host, kind, text, value (memory in MiB)."""
         return self._extracted("hardware", HARDWARE)
+
+    @property
+    def statements(self) -> pd.DataFrame:
+        """Effects stated in words, and rows of kernel test robot comparison tables."""
+        return self._extracted("statements", STATEMENTS)
 
     @property
     def reports(self) -> pd.DataFrame:

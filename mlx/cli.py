@@ -36,7 +36,7 @@ def main() -> None:
 @click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True,
               help="Where chunks run.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
-@click.option("--extract", "extract", default="results,hardware", show_default=True,
+@click.option("--extract", "extract", default="results,hardware,statements", show_default=True,
               help="Extractors to run on message bodies, comma-separated.")
 @click.option("--no-extract", is_flag=True,
               help="Run no extractor (messages, threads, patches only).")

@@ -89,6 +89,13 @@ HARDWARE = pa.schema([
     ("line_no", pa.int64()), ("quoted", pa.bool_()), ("quote_depth", pa.int64()),
     ("line", pa.string()),
 ])
+STATEMENTS = pa.schema([
+    ("uid", pa.string()), ("message_id", pa.string()), ("kind", pa.string()),
+    ("text", pa.string()), ("stated_pct", pa.float64()), ("direction", pa.string()),
+    ("metric", pa.string()), ("baseline_value", pa.float64()), ("patched_value", pa.float64()),
+    ("base_commit", pa.string()), ("head_commit", pa.string()), ("quoted", pa.bool_()),
+    ("line_no", pa.int64()),
+])
 ERRORS = pa.schema([
     ("source", pa.string()),
     ("offset", pa.int64()),
@@ -159,7 +166,7 @@ class Store:
         self._seq = 0
 
     def ensure(self) -> None:
-        for sub in ("messages", "errors", "results", "hardware"):
+        for sub in ("messages", "errors", "results", "hardware", "statements"):
             os.makedirs(os.path.join(self.path, sub), exist_ok=True)
 
     def part_paths(self, table: str) -> list[str]:

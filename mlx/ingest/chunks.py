@@ -24,6 +24,7 @@ import pyarrow as pa
 from mlx.extract.hardware import extract_hardware
 from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
+from mlx.extract.statements import extract_statements
 from mlx.ingest import gitinbox
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
@@ -69,6 +70,7 @@ class ChunkResult:
     messages: pa.Table | None = None
     results: pa.Table | None = None
     hardware: pa.Table | None = None
+    statements: pa.Table | None = None
     errors: list[ErrorRecord] = field(default_factory=list)
     raw: int = 0  # raw messages split (messages + errors, before dedup)
     deleted: int = 0  # public-inbox deletions skipped
@@ -163,12 +165,12 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
         yield from _preamble_error(sp, src.path)
 
 
-EXTRACTORS = ("results", "hardware")
+EXTRACTORS = ("results", "hardware", "statements")
 
 
 def run_chunk(chunk: Chunk, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResult:
     """Parse every message of one chunk and run the ``extract``-ors named on its bodies."""
-    from mlx.store import HARDWARE, RESULTS, messages_table, rows_table
+    from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table
     res = ChunkResult()
     records: list[MessageRecord] = []
 
@@ -204,6 +206,8 @@ def run_chunk(chunk: Chunk, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResul
         extract_results(r.body) if "results" in extract else [] for r in records])
     res.hardware = rows_table(HARDWARE, records, [
         extract_hardware(r.body) if "hardware" in extract else [] for r in records])
+    res.statements = rows_table(STATEMENTS, records, [
+        extract_statements(r.body) if "statements" in extract else [] for r in records])
     return res
 
 

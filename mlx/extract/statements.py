@@ -1,0 +1,185 @@
+"""Effects stated in words, and the kernel test robot's comparison tables.
+
+Prose: "improves throughput by about 7%", "a big performance improvement",
+"throughput improvement of 15-20 %", "2x faster", "-25.7% regression of
+netperf.Throughput_Mbps".  spaCy's sentencizer cuts the candidate paragraphs
+into sentences and a Matcher finds the effect phrases; only paragraphs holding
+an effect word reach spaCy.
+
+Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report,
+one row per metric with the base and head values and the change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
+                          r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
+# "7%", "~7 %", "15-20 %", "-25.7%"
+PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
+QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
+# a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
+ROBOT_COMMITS = re.compile(r"^[ \t]*([0-9a-f]{10,40})[ \t]+([0-9a-f]{10,40})[ \t]*$")
+ROBOT_HEADER = re.compile(r"%stddev[ \t]+%change[ \t]+%stddev")
+#      10455           -25.7%       7768        netperf.Throughput_Mbps
+#      10455 ±  2%     -25.7%       7768 ±  3%  netperf.Throughput_Mbps
+ROBOT_ROW = re.compile(
+    r"^[ \t]*(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+"
+    r"([-+]\d{1,6}(?:\.\d{1,3})?)%[ \t]+(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)"
+    r"(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+([\w.:/-]{1,120})[ \t]*$")
+IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain|increase")
+REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead")
+REDUCE = re.compile(r"(?i)reduc|lower|less")
+LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One stated effect; field names are the ``statements`` column names."""
+
+    kind: str  # "prose" or "robot"
+    text: str
+    stated_pct: float | None
+    direction: str | None  # improvement / regression / None
+    metric: str | None = None
+    baseline_value: float | None = None
+    patched_value: float | None = None
+    base_commit: str | None = None
+    head_commit: str | None = None
+    quoted: bool = False
+    line_no: int = 0
+
+
+_NLP: Any = None
+
+
+def nlp() -> Any:
+    global _NLP
+    if _NLP is None:
+        import spacy
+        pipe = spacy.blank("en")
+        pipe.add_pipe("sentencizer")
+        from spacy.matcher import Matcher
+        matcher = Matcher(pipe.vocab)
+        effect = {"LOWER": {"REGEX": EFFECT_WORDS.pattern.replace("(?i)", "")}}
+        pct = {"TEXT": {"REGEX": PCT}}
+        pct_sign = {"TEXT": "%", "OP": "?"}
+        # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
+        matcher.add("pct_effect", [
+            [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
+            [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+            [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
+             {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
+        ])
+        # "2x faster", "3 times better"
+        matcher.add("times_effect", [
+            [{"TEXT": {"REGEX": r"^\d{1,3}(?:\.\d{1,2})?x$"}}, effect],
+            [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
+        ])
+        # "a big performance improvement", "significant regression"
+        matcher.add("word_effect", [
+            [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
+                               "measurable", "substantial", "small", "slight", "minor"]}},
+             {"OP": "{0,2}", "LIKE_NUM": False},
+             {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
+                                 r"gain|boost)s?$"}}],
+        ])
+        _NLP = (pipe, matcher)
+    return _NLP
+
+
+def _percent(text: str) -> float | None:
+    """The stated percent of a phrase: "15-20 %" -> 17.5, "-25.7%" -> -25.7."""
+    m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*(?:-|to)[ \t]*"
+                  r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
+    if m:
+        return (float(m.group(1)) + float(m.group(2))) / 2
+    m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b", text)
+    if m:
+        return (float(m.group(1)) - 1) * 100
+    return None
+
+
+def _direction(sentence: str, pct: float | None) -> str | None:
+    if pct is not None and pct < 0 and not REDUCE.search(sentence):
+        return "regression"
+    if IMPROVE.search(sentence):
+        return "improvement"
+    if REGRESS.search(sentence):
+        return "regression"
+    if REDUCE.search(sentence):
+        # "reduces latency by 10%" is an improvement; "reduces throughput" a regression
+        return "improvement" if LATENCY.search(sentence) else "regression"
+    return None
+
+
+def _paragraphs(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first line, depth, text) of each paragraph that holds an effect word."""
+    out: list[tuple[int, int, str]] = []
+    block: list[str] = []
+    start, depth = 0, 0
+    for i, line in enumerate([*lines, ""]):
+        m = QUOTE.match(line)
+        d = m.group(0).count(">") if m else 0
+        text = line[m.end():] if m else line
+        if not text.strip() or d != depth or text.startswith(("diff --git", "@@ ", "+", "-")):
+            if block:
+                joined = " ".join(block)
+                if EFFECT_WORDS.search(joined):
+                    out.append((start, depth, joined))
+            block, start, depth = [], i + 1, d
+            if text.strip() and not text.startswith(("diff --git", "@@ ", "+", "-")):
+                block, start = [text.strip()], i
+            continue
+        block.append(text.strip())
+    return out
+
+
+def extract_statements(body: str | None) -> list[Statement]:
+    if not body:
+        return []
+    out = _robot_rows(body) if "%change" in body else []
+    head = body.split("\ndiff --git ", 1)[0]
+    if not EFFECT_WORDS.search(head):
+        return out
+    paras = _paragraphs(head.split("\n"))[:200]
+    pipe, matcher = nlp()
+    for (line, depth, _), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras), strict=True):
+        seen: set[int] = set()
+        for _, start, _end in matcher(doc):
+            sent = doc[start].sent
+            if sent.start in seen:
+                continue
+            seen.add(sent.start)
+            pct = _percent(sent.text)
+            out.append(Statement("prose", sent.text.strip()[:500], pct,
+                                 _direction(sent.text, pct), quoted=depth > 0, line_no=line + 1))
+    return out
+
+
+def _robot_rows(body: str) -> list[Statement]:
+    lines = body.split("\n")
+    out: list[Statement] = []
+    commits: tuple[str, str] | None = None
+    in_table = False
+    for i, line in enumerate(lines):
+        if m := ROBOT_COMMITS.match(line):
+            commits = (m.group(1), m.group(2))
+        elif ROBOT_HEADER.search(line):
+            in_table = True
+        elif in_table and (m := ROBOT_ROW.match(line)):
+            pct = float(m.group(2))
+            out.append(Statement(
+                "robot", line.strip()[:500], pct, None, metric=m.group(4),
+                baseline_value=float(m.group(1)), patched_value=float(m.group(3)),
+                base_commit=commits[0] if commits else None,
+                head_commit=commits[1] if commits else None, line_no=i + 1))
+        elif in_table and not line.strip():
+            in_table = False
+    return out
