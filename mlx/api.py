@@ -401,6 +401,18 @@ class Archive:
         """Effects stated in words, and rows of kernel test robot comparison tables."""
         return self._extracted("statements", STATEMENTS)
 
+    def claims_table(self, noise_pct: float = 1.0) -> pd.DataFrame:
+        """Claims with a chosen noise threshold (percent); ``.claims`` uses 1%."""
+        from mlx.analyse.claims import build_claims
+        return build_claims(self, noise_pct)
+
+    @property
+    def claims(self) -> pd.DataFrame:
+        """Baseline/patched pairs per patch, stated effects and robot reports."""
+        if "claims" not in self._cache:
+            self._cache["claims"] = self.claims_table()
+        return self._cache["claims"]
+
     @property
     def reports(self) -> pd.DataFrame:
         """Kernel test robot reports: commit, metric, change_pct, verdict."""
