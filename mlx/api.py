@@ -413,6 +413,23 @@ class Archive:
             self._cache["claims"] = self.claims_table()
         return self._cache["claims"]
 
+    def plot_patch(self, patch: str) -> Any:
+        """Baseline vs patched bars per test of a patch (patch_id or title substring)."""
+        from mlx.report import plots
+        return plots.patch_bars(self.claims, patch)
+
+    def plot_deltas(self) -> Any:
+        from mlx.report import plots
+        return plots.delta_histogram(self.claims)
+
+    def plot_over_time(self) -> Any:
+        from mlx.report import plots
+        return plots.claims_over_time(self.claims)
+
+    def plot_hardware(self) -> Any:
+        from mlx.report import plots
+        return plots.hardware_mix(self.hardware)
+
     @property
     def reports(self) -> pd.DataFrame:
         """Kernel test robot reports: commit, metric, change_pct, verdict."""

@@ -93,28 +93,98 @@ def format_report(r: api.IngestReport) -> str:
     return "\n".join(lines)
 
 
+def _archive(store: str) -> api.Archive:
+    try:
+        archive = api.load(store)
+        archive.store.manifest  # noqa: B018 - fail now on a missing store
+    except MlxError as exc:
+        _fail(exc)
+    return archive
+
+
 @main.command()
 @STORE
 def info(store: str) -> None:
-    """Counts of what the store holds."""
+    """Counts per table and the store's sources."""
+    archive = _archive(store)
+    msgs = archive.messages
+    for name in ("messages", "errors", "threads", "patches", "results", "hardware",
+                 "statements", "reports", "claims"):
+        click.echo(f"{name + ':':12}{len(getattr(archive, name)):>9,}")
+    if len(msgs):
+        click.echo(f"{'lists:':12}{msgs.list_id.nunique():>9,}")
+        click.echo(f"{'dates:':12} {msgs.date.min()} .. {msgs.date.max()}")
+    click.echo("sources:")
+    for path, entry in sorted(archive.store.manifest.get("sources", {}).items()):
+        click.echo(f"  {path} ({entry.get('kind', '?')})")
+
+
+@main.command()
+@STORE
+@click.option("--patch", default=None, help="Only claims whose patch title contains TEXT.")
+@click.option("--verdict", type=click.Choice(["improvement", "regression", "no-change"]),
+              multiple=True, help="Only these verdicts (repeatable).")
+@click.option("--kind", type=click.Choice(["measured", "prose", "robot"]), multiple=True,
+              help="Only these kinds of claim (repeatable).")
+@click.option("--noise", type=float, default=1.0, show_default=True,
+              help="Deltas below this percent are no-change.")
+def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[str, ...],
+           noise: float) -> None:
+    """Print the claims per patch as a readable table."""
+    archive = _archive(store)
+    c = archive.claims_table(noise)
+    if patch:
+        c = c[c.title.fillna("").str.contains(patch, case=False, regex=False)]
+    if verdict:
+        c = c[c.verdict.isin(verdict)]
+    if kind:
+        c = c[c.kind.isin(kind)]
+    if c.empty:
+        click.echo("no claims", err=True)
+        return
+    for title, rows in c.groupby(c.title.fillna("(no patch)"), sort=False):
+        click.echo(f"\n{title}")
+        for r in rows.itertuples():
+            if r.kind == "measured":
+                what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
+                                  if isinstance(x, str))
+                said = r.verdict if isinstance(r.verdict, str) else "no verdict"
+                click.echo(f"  {what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
+                           f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
+                           f"({r.delta_pct:+.1f}%) {said}")
+            else:
+                pct = f" ({r.stated_pct:+.1f}%)" if isinstance(r.stated_pct, float) and \
+                    r.stated_pct == r.stated_pct else ""
+                click.echo(f"  [{r.kind}] {r.statement}{pct}")
+
+
+@main.command()
+@STORE
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv",
+              show_default=True)
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--table", "tables", multiple=True,
+              help="Only these tables (repeatable) [default: all].")
+def export(store: str, fmt: str, out: str, tables: tuple[str, ...]) -> None:
+    """Write the tables as CSV or Parquet files, one per table."""
+    from mlx.report.export import TABLES
+    from mlx.report.export import export as do_export
+    archive = _archive(store)
     try:
-        archive = api.load(store)
-        msgs = archive.messages
-        errs = archive.errors
+        for path in do_export(archive, out, fmt, tables or TABLES):
+            click.echo(path)
     except MlxError as exc:
         _fail(exc)
-        return
-    click.echo(f"store:    {store}")
-    click.echo(f"messages: {len(msgs):,}")
-    click.echo(f"errors:   {len(errs):,}")
-    click.echo(f"threads:  {len(archive.threads):,}")
-    patches = archive.patches
-    click.echo(f"patches:  {len(patches):,} ({int(patches.is_cover.sum()):,} cover letters, "
-               f"{patches.series_id.nunique():,} series)")
-    if len(msgs):
-        click.echo(f"lists:    {msgs.list_id.nunique():,}")
-        click.echo(f"sources:  {msgs.source.nunique():,}")
-        click.echo(f"dates:    {msgs.date.min()} .. {msgs.date.max()}")
+
+
+@main.command()
+@STORE
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+def report(store: str, out: str) -> None:
+    """CSV tables, PNG plots and an index.html with the top claims."""
+    from mlx.report.export import report as do_report
+    archive = _archive(store)
+    click.echo(do_report(archive, out))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,110 @@
+"""Plots of claims and hardware; each returns a matplotlib Figure (nothing is shown)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+COLORS = {"improvement": "#2a9d8f", "regression": "#e76f51", "no-change": "#8d99ae"}
+
+
+def _figure(width: float = 8.0, height: float = 4.5) -> Any:
+    from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _short(text: Any, n: int = 60) -> str:
+    s = "" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text)
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
+    """Baseline vs patched bars per test of one patch (patch_id or a title substring)."""
+    c = claims[claims.kind == "measured"]
+    c = c[(c.patch_id == patch) | c.title.fillna("").str.contains(patch, regex=False)]
+    fig = _figure(9, 0.6 + 0.55 * max(len(c), 1))
+    ax = fig.add_subplot()
+    if c.empty:
+        ax.text(0.5, 0.5, f"no measured claims for {patch!r}", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    names = [_short(" / ".join(str(x) for x in (r.test, r.side, r.section) if pd.notna(x)), 48)
+             for r in c.itertuples()]
+    y = range(len(c))
+    ax.barh([i + 0.2 for i in y], c.baseline_value, height=0.4, color="#adb5bd",
+            label="baseline")
+    ax.barh([i - 0.2 for i in y], c.patched_value, height=0.4,
+            color=[COLORS.get(str(v), "#457b9d") for v in c.verdict], label="patched")
+    for i, r in zip(y, c.itertuples(), strict=True):
+        ax.text(max(r.baseline_value, r.patched_value), i, f"  {r.delta_pct:+.1f}%",
+                va="center", fontsize=8)
+    ax.set_yticks(list(y), names, fontsize=8)
+    ax.invert_yaxis()
+    unit = c.unit_norm.dropna().iloc[0] if c.unit_norm.notna().any() else ""
+    ax.set_xlabel(unit)
+    ax.set_title(_short(c.title.iloc[0], 80), fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    ax.margins(x=0.15)
+    return fig
+
+
+def delta_histogram(claims: pd.DataFrame) -> Any:
+    """Distribution of measured deltas, coloured by verdict."""
+    c = claims[(claims.kind == "measured") & claims.delta_pct.notna()]
+    fig = _figure()
+    ax = fig.add_subplot()
+    if c.empty:
+        ax.text(0.5, 0.5, "no measured claims", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    clipped = c.delta_pct.clip(-100, 200)
+    for v, color in COLORS.items():
+        sel = clipped[c.verdict == v]
+        if len(sel):
+            ax.hist(sel, bins=40, range=(-100, 200), color=color, alpha=0.85,
+                    label=f"{v} ({len(sel)})")
+    ax.set_xlabel("delta, % (clipped to -100..200)")
+    ax.set_ylabel("claims")
+    ax.set_title("Measured before/after deltas")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def claims_over_time(claims: pd.DataFrame) -> Any:
+    """Measured claims by date, coloured by verdict."""
+    c = claims[(claims.kind == "measured") & claims.date.notna() & claims.delta_pct.notna()]
+    fig = _figure()
+    ax = fig.add_subplot()
+    if c.empty:
+        ax.text(0.5, 0.5, "no dated claims", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    for v, color in COLORS.items():
+        sel = c[c.verdict == v]
+        if len(sel):
+            ax.scatter(sel.date.dt.tz_localize(None), sel.delta_pct.clip(-100, 200), s=14,
+                       color=color, label=v)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_ylabel("delta, %")
+    ax.set_title("Claims over time")
+    ax.legend(fontsize=8)
+    fig.autofmt_xdate()
+    return fig
+
+
+def hardware_mix(hardware: pd.DataFrame, top: int = 12) -> Any:
+    """The most often named CPUs and NICs."""
+    fig = _figure(9, 5)
+    axes = fig.subplots(1, 2)
+    for ax, kind in zip(axes, ("cpu", "nic"), strict=True):
+        counts = hardware[hardware.kind == kind].value.value_counts().head(top)
+        if counts.empty:
+            ax.text(0.5, 0.5, f"no {kind}", ha="center", va="center")
+            ax.set_axis_off()
+            continue
+        ax.barh([_short(i, 34) for i in counts.index], counts.values, color="#457b9d")
+        ax.invert_yaxis()
+        ax.set_title(f"{kind.upper()} named", fontsize=10)
+        ax.tick_params(axis="y", labelsize=7)
+    return fig
