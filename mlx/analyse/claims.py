@@ -221,8 +221,8 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     df["date"] = df.uid.map(meta.date)
     df["patch_id"] = df.uid.map(meta.patch_id)
     patches = archive.patches.drop_duplicates("patch_id").set_index("patch_id")
-    df["title"] = df.patch_id.map(patches.title)
-    df["version"] = df.patch_id.map(patches.version)
+    df["title"] = df.patch_id.map(patches.title).astype(object)
+    df["version"] = df.patch_id.map(patches.version).astype(object)
     # a patch not in the archive (seed 000): its title from the message subject
     from mlx.link.subjects import parse_subject
     missing = df.title.isna() & df.patch_id.notna()

@@ -1,0 +1,119 @@
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mlx
+from mlx.analyse.claims import measured_claims, pick_baseline, verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> mlx.Archive:
+    store = str(tmp_path_factory.mktemp("s"))
+    mlx.ingest([str(ROOT / "data")], store=store, workers=1)
+    return mlx.load(store)
+
+
+def test_seed_000_golden(sample) -> None:
+    c = sample.claims
+    c = c[(c.title == "wireguard: use DEV_STATS_INC()") & (c.kind == "measured")]
+    assert len(c) == 8  # 4 tests x 2 roles (sections)
+    assert set(c.verdict) == {"no-change"}
+    assert list(c.test[:4]) == ["TCP_STREAM", "MPTCP_STREAM", "UDP_STREAM", "SCTP_STREAM"]
+    assert c.section.isna().sum() == 4
+    assert (c.section == "Exchange the client/server role").sum() == 4
+    assert (c.version == 2).all()
+    assert c.hardware.iloc[0].startswith("Client: Intel E5-2620, I350, 4096 MiB, RHEL9.2")
+
+
+def test_seed_002_golden(sample) -> None:
+    c = sample.claims
+    c = c[(c.title == "receive: use gro call instead of plain call") & (c.kind == "measured")]
+    got = {r.side: (r.baseline_value, r.patched_value, round(r.delta_pct, 1), r.verdict)
+           for r in c.itertuples()}
+    assert got == {"receiver": (251.0, 498.0, 98.4, "improvement"),
+                   "sender": (252.0, 498.0, 97.6, "improvement")}
+    assert set(c.baseline_label) == {"0.0.20180708"}
+    assert set(c.patched_label) == {"0.0.20180708 w/napi_gro_receive patch"}
+
+
+def test_prose_claim_agrees(sample) -> None:
+    c = sample.claims
+    prose = c[(c.kind == "prose") & (c.title == "tcp: batch the ack path")].iloc[0]
+    assert prose.stated_pct == 7.0 and prose.verdict == "improvement" and prose.agrees
+
+
+@pytest.mark.parametrize("delta, metric, expected", [
+    (5.0, "throughput", "improvement"),
+    (-5.0, "throughput", "regression"),
+    (0.5, "throughput", "no-change"),  # inside the 1% noise threshold
+    (-5.0, "latency", "improvement"),  # lower is better
+    (5.0, "loss", "regression"),
+])
+def test_verdict(delta: float, metric: str, expected: str) -> None:
+    assert verdict(delta, metric) == expected
+
+
+@pytest.mark.parametrize("patched, labels, baseline", [
+    # a label that is a prefix of the patched one (seed 002)
+    ("v2 w/ patch", [("v1", None), ("v2", None), ("v2 w/ patch", "patched")], "v2"),
+    # the nearest baseline before it
+    ("After", [("Before", "baseline"), ("After", "patched")], "Before"),
+    # several versions in order: the unpatched run nearest the patched one
+    ("with (abc123)", [("v6.14 vanilla", "baseline"), ("v6.15 vanilla", "baseline"),
+                       ("with (abc123)", "patched")], "v6.15 vanilla"),
+    # baseline posted after the patched run
+    ("with patch", [("with patch", "patched"), ("without patch", "baseline")], "without patch"),
+    ("with patch", [("with patch", "patched")], None),
+])
+def test_pick_baseline(patched: str, labels: list, baseline) -> None:
+    assert pick_baseline(patched, labels) == baseline
+
+
+def _rows(values: list[tuple[str, str, float]], metric: str = "throughput") -> pd.DataFrame:
+    return pd.DataFrame([{
+        "uid": "u1", "tool": "iperf3", "test": "tcp", "metric": metric, "side": "sender",
+        "stream": "SUM", "section": None, "config": None, "label": label, "condition": cond,
+        "value_norm": v, "unit_norm": "Mbit/s", "quoted": False, "is_summary": True,
+        "line_no": i} for i, (label, cond, v) in enumerate(values)])
+
+
+def test_multi_run_inside_noise_has_no_verdict() -> None:
+    rows = _rows([("before", "baseline", 100), ("before", "baseline", 110),
+                   ("before", "baseline", 90), ("after", "patched", 104),
+                   ("after", "patched", 96), ("after", "patched", 112)])
+    (c,) = measured_claims(rows)
+    assert (c["baseline_n"], c["patched_n"]) == (3, 3)
+    assert c["baseline_stdev"] == pytest.approx(10.0)
+    assert pd.isna(c["verdict"]) and "spread" in c["note"]
+
+
+def test_latency_claim() -> None:
+    rows = _rows([("without", "baseline", 50.0), ("with", "patched", 40.0)], metric="latency")
+    (c,) = measured_claims(rows)
+    assert c["delta_pct"] == pytest.approx(-20.0) and c["verdict"] == "improvement"
+
+
+def test_quoted_rows_do_not_count() -> None:
+    rows = _rows([("without", "baseline", 50.0), ("with", "patched", 60.0)])
+    rows["quoted"] = True
+    assert measured_claims(rows) == []
+
+
+def test_thread_pairing(tmp_path: Path) -> None:
+    from mlx.ingest.split import write_mboxrd
+    a = (b"From: T <t@x.org>\nSubject: Re: [PATCH] net: foo\nMessage-ID: <a@x>\n"
+         b"In-Reply-To: <p@x>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n\nwithout the patch:\n"
+         b"=== 1in1 TCP_STREAM: 900.00 Mbits/sec ===\n")
+    b = (b"From: T <t@x.org>\nSubject: Re: [PATCH] net: foo\nMessage-ID: <b@x>\n"
+         b"In-Reply-To: <a@x>\nDate: Mon, 1 Jan 2024 01:00:00 +0000\n\nwith the patch:\n"
+         b"=== 1in1 TCP_STREAM: 990.00 Mbits/sec ===\n")
+    path = tmp_path / "t.mbox"
+    path.write_bytes(write_mboxrd([a, b]))
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=1)
+    c = mlx.load(str(tmp_path / "s")).claims
+    (row,) = c[c.kind == "measured"].itertuples()
+    assert (row.baseline_value, row.patched_value, row.verdict) == (900.0, 990.0, "improvement")
+    assert row.message_id == "b@x" and row.title == "net: foo"
