@@ -22,7 +22,9 @@ def test_ingest_and_info(tmp_path: Path) -> None:
     assert res.exit_code == 0 and res.output == ""
     res = run("info", "--store", store)
     assert res.exit_code == 0
-    assert re.search(r"messages: 6\n", res.output)
+    assert re.search(r"messages: +6\n", res.output)
+    assert re.search(r"claims: +15\n", res.output)
+    assert "data/seeds/000_cbd9e73dbf496169.txt (text)" in res.output
 
 
 def test_missing_path_one_line_error(tmp_path: Path) -> None:
