@@ -18,6 +18,12 @@ from typing import Any
 
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
+# a body is read only if it holds one of these (plain substring tests, C speed)
+BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost")
+# ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
+SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|(?i:big|huge|significant|"
+                   r"noticeable|nice|major|measurable|substantial|small|slight|minor)[ \t]+"
+                   r"(?:\w+[ \t]+){0,2}(?i:improvement|regression|speed-?up|degradation|gain|boost)")
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
 QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
@@ -131,7 +137,7 @@ def _paragraphs(lines: list[str]) -> list[tuple[int, int, str]]:
         if not text.strip() or d != depth or text.startswith(("diff --git", "@@ ", "+", "-")):
             if block:
                 joined = " ".join(block)
-                if EFFECT_WORDS.search(joined):
+                if SIZED.search(joined) and EFFECT_WORDS.search(joined):
                     out.append((start, depth, joined))
             block, start, depth = [], i + 1, d
             if text.strip() and not text.startswith(("diff --git", "@@ ", "+", "-")):
@@ -146,7 +152,7 @@ def extract_statements(body: str | None) -> list[Statement]:
         return []
     out = _robot_rows(body) if "%change" in body else []
     head = body.split("\ndiff --git ", 1)[0]
-    if not EFFECT_WORDS.search(head):
+    if not any(w in head for w in BODY_WORDS):
         return out
     paras = _paragraphs(head.split("\n"))[:200]
     pipe, matcher = nlp()
