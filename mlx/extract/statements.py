@@ -21,8 +21,8 @@ EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|wo
 # a body is read only if it holds one of these (plain substring tests, C speed)
 BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
-SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|(?i:big|huge|significant|"
-                   r"noticeable|nice|major|measurable|substantial|small|slight|minor)[ \t]+"
+SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|"
+                   r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|small|slight|minor)[ \t]+"
                    r"(?:\w+[ \t]+){0,2}(?i:improvement|regression|speed-?up|degradation|gain|boost)")
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
