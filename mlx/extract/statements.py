@@ -22,8 +22,9 @@ EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|wo
 BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|"
-                   r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|small|slight|minor)[ \t]+"
-                   r"(?:\w+[ \t]+){0,2}(?i:improvement|regression|speed-?up|degradation|gain|boost)")
+                   r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
+                   r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
+                   r"(?i:improvement|regression|speed-?up|degradation|gain|boost)")
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
 QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
