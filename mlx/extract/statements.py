@@ -19,7 +19,8 @@ from typing import Any
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
 # a body is read only if it holds one of these (plain substring tests, C speed)
-BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost")
+BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost",
+              "educ", "ncrease", "ecrease")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|"
                    r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"

@@ -1,0 +1,51 @@
+import pytest
+
+from mlx.extract.statements import extract_statements
+
+
+@pytest.mark.parametrize("text, pct, direction", [
+    ("It improves single-flow throughput by about 7% on a 25G link.", 7.0, "improvement"),
+    # a range: its middle
+    ("We see a throughput improvement of 15-20 % with the series.", 17.5, "improvement"),
+    ("The new path is 2x faster for small packets.", 100.0, "improvement"),
+    # no number: a claim without a percent
+    ("Jason's commit made a big performance improvement.", None, "improvement"),
+    ("kernel test robot noticed a -25.7% regression of netperf.Throughput_Mbps on:", -25.7,
+     "regression"),
+    # "reduces latency" is an improvement
+    ("It reduces latency by 10% in our tests.", 10.0, "improvement"),
+])
+def test_prose(text: str, pct, direction: str) -> None:
+    (s,) = extract_statements(text)
+    assert (s.kind, s.stated_pct, s.direction) == ("prose", pct, direction)
+
+
+@pytest.mark.parametrize("text", [
+    "This patch improves the error handling.",  # no size stated
+    "Use %d in the format string; it is faster to read.",  # "%d" is no percent of an effect
+    "diff --git a/x b/x\n+\t/* 2x faster */\n",  # code
+])
+def test_no_statement(text: str) -> None:
+    assert extract_statements(text) == []
+
+
+def test_quoted_statement_marked() -> None:
+    (s,) = extract_statements("> It is 3 times faster now.\n\nI doubt it.\n")
+    assert s.quoted and s.stated_pct == 200.0
+
+
+def test_robot_table() -> None:
+    text = """\
+a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
+---------------- ---------------------------
+         %stddev     %change         %stddev
+             \\          |                \\
+     10455           -25.7%       7768        netperf.Throughput_Mbps
+      2.31 ±  2%     +12.0%       2.59 ±  3%  netperf.time.elapsed_time
+"""
+    rows = [s for s in extract_statements(text) if s.kind == "robot"]
+    assert [(r.metric, r.baseline_value, r.patched_value, r.stated_pct) for r in rows] == [
+        ("netperf.Throughput_Mbps", 10455.0, 7768.0, -25.7),
+        ("netperf.time.elapsed_time", 2.31, 2.59, 12.0)]
+    assert rows[0].base_commit == "a5b1a8c1e5ae7ddc"
+    assert rows[0].head_commit == "8b27dae5a22b6d98bd1b7f9e2e6"
