@@ -22,10 +22,21 @@ EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|wo
 BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost",
               "educ", "ncrease", "ecrease")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
-SIZED = re.compile(r"\d[ \t]?%|\d(?:\.\d{1,2})?[ \t]?(?:x|times)\b|"
-                   r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
-                   r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
-                   r"(?i:improvement|regression|speed-?up|degradation|gain|boost)")
+# "7%", "2x", "3 times"
+SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)")
+# "a big performance improvement" (tried only where such a noun stands)
+ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
+                       r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
+                       r"(?i:improvement|regression|speed-?up|degradation|gain|boost)")
+NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
+
+
+def sized(text: str) -> bool:
+    """Does the text state the size of an effect: a percent, "2x", "a big improvement"?"""
+    return SIZE.search(text) is not None or (
+        any(n in text for n in NOUNS) and ADJECTIVE.search(text) is not None)
+
+
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
 QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
@@ -127,25 +138,29 @@ def _direction(sentence: str, pct: float | None) -> str | None:
     return None
 
 
-def _paragraphs(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(first line, depth, text) of each paragraph that holds an effect word."""
+PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t>]*\n)+")
+
+
+def _paragraphs(head: str) -> list[tuple[int, int, str]]:
+    """(first line, quote depth, text) of each paragraph that states a sized effect."""
     out: list[tuple[int, int, str]] = []
-    block: list[str] = []
-    start, depth = 0, 0
-    for i, line in enumerate([*lines, ""]):
-        m = QUOTE.match(line)
-        d = m.group(0).count(">") if m else 0
-        text = line[m.end():] if m else line
-        if not text.strip() or d != depth or text.startswith(("diff --git", "@@ ", "+", "-")):
-            if block:
-                joined = " ".join(block)
-                if SIZED.search(joined) and EFFECT_WORDS.search(joined):
-                    out.append((start, depth, joined))
-            block, start, depth = [], i + 1, d
-            if text.strip() and not text.startswith(("diff --git", "@@ ", "+", "-")):
-                block, start = [text.strip()], i
-            continue
-        block.append(text.strip())
+    line, pos = 0, 0
+    for m in [*PARAGRAPH_BREAK.finditer(head), None]:
+        end = m.start() if m else len(head)
+        para = head[pos:end]
+        if sized(para) and EFFECT_WORDS.search(para):
+            first = para.lstrip("\n")
+            q = QUOTE.match(first)
+            depth = q.group(0).count(">") if q else 0
+            texts = [QUOTE.sub("", ln).strip() for ln in para.split("\n")]
+            texts = [t for t in texts if t and not t.startswith(("diff --git", "@@ ", "+", "-"))]
+            if texts:
+                out.append((line + len(head[pos:pos + len(para) - len(first)].split("\n")) - 1,
+                            depth, " ".join(texts)))
+        if m is None:
+            break
+        line += head.count("\n", pos, m.end())
+        pos = m.end()
     return out
 
 
@@ -153,10 +168,11 @@ def extract_statements(body: str | None) -> list[Statement]:
     if not body:
         return []
     out = _robot_rows(body) if "%change" in body else []
-    head = body.split("\ndiff --git ", 1)[0]
-    if not any(w in head for w in BODY_WORDS):
+    cut = body.find("\ndiff --git ")
+    head = body if cut < 0 else body[:cut]
+    if not any(w in head for w in BODY_WORDS) or not sized(head):
         return out
-    paras = _paragraphs(head.split("\n"))[:200]
+    paras = _paragraphs(head)[:200]
     pipe, matcher = nlp()
     for (line, depth, _), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras), strict=True):
         seen: set[int] = set()
