@@ -41,7 +41,10 @@ def test_seed_002_golden(sample) -> None:
 
 def test_prose_claim_agrees(sample) -> None:
     c = sample.claims
-    prose = c[(c.kind == "prose") & (c.title == "tcp: batch the ack path")].iloc[0]
+    prose = c[(c.kind == "prose") & (c.title == "tcp: batch the ack path")]
+    # the reply quotes the cover letter's sentence under "On ... wrote:": not a claim again
+    assert len(prose) == 1
+    prose = prose.iloc[0]
     assert prose.stated_pct == 7.0 and prose.verdict == "improvement" and prose.agrees
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mlx.extract.text import split_quote
+
 # A message names hardware only if one of these stands in it (3.5% of netfilter-devel).
 # Words that start with a capital or a digit go into one regex behind a lookahead of
 # their first characters (the engine then skips other positions at C speed); the few
@@ -75,7 +77,6 @@ FIELDS = {"cpu", "cpus", "nic", "nics", "memory", "mem", "ram", "kernel", "os", 
           "radios", "bootloader", "uart", "gpio", "console"}
 MEMORY_UNITS = {"k": 1 / 1024, "kb": 1 / 1024, "kib": 1 / 1024, "m": 1, "mb": 1, "mib": 1,
                 "g": 1024, "gb": 1024, "gib": 1024, "t": 1024**2, "tb": 1024**2, "tib": 1024**2}
-QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 
 NUM = r"^\d{1,7}(?:\.\d{1,3})?$"
 SIZE_UNIT = r"^(?:[KMGT]i?B|[GT])$"
@@ -262,9 +263,6 @@ def _value(kind: str, text: str) -> str | None:
     return text
 
 
-def _split(line: str) -> tuple[int, str]:
-    m = QUOTE.match(line) if ">" in line[:12] else None
-    return (0, line) if m is None else (m.group(0).count(">"), line[m.end():])
 
 
 def _head(body: str) -> str:
@@ -345,7 +343,7 @@ def extract_hardware(body: str | None) -> list[HardwareRow]:
     spacy_lines: list[int] = []
     plain_diff = "\n+++ " in head  # a diff -u without "diff --git": its +/- lines are code
     for i in _candidate_lines(head, lines):
-        _, text = _split(lines[i])
+        _, text = split_quote(lines[i])
         if len(text) > 400 or (plain_diff and text[:1] in ("+", "-", "@")):
             continue
         shaped = _shaped(text)
@@ -353,7 +351,7 @@ def extract_hardware(body: str | None) -> list[HardwareRow]:
             found[i] = shaped
         else:
             spacy_lines.append(i)
-    texts = [_split(lines[i])[1] for i in spacy_lines]
+    texts = [split_quote(lines[i])[1] for i in spacy_lines]
     for i, doc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
         ents: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None)
                             for e in doc.ents]
@@ -372,11 +370,11 @@ def _host_of(text: str) -> str | None:
 
 def _line_host(i: int, lines: list[str], found: dict[int, list[Fact]]) -> str | None:
     """The host of line i: its own prefix, or that of the line its indentation continues."""
-    depth, text = _split(lines[i])
+    depth, text = split_quote(lines[i])
     host = _host_of(text)
     while host is None and text[:1] in (" ", "\t") and i > 0:
         i -= 1  # "      Ethernet controller: ..." under "pbx4: AMD GX-412TC SOC"
-        up_depth, text = _split(lines[i])
+        up_depth, text = split_quote(lines[i])
         if up_depth != depth or not text.strip():
             return None
         if text[:1] not in (" ", "\t"):
@@ -388,7 +386,7 @@ def _with_hosts(found: dict[int, list[Fact]], lines: list[str]) -> list[Hardware
     """Give each row its host: the line's own prefix, or the host line it continues."""
     out: list[HardwareRow] = []
     for i in sorted(found):
-        depth, text = _split(lines[i])
+        depth, text = split_quote(lines[i])
         host = _line_host(i, lines, found)
         rows = found[i]
         host_line = host is not None and ("," in text or len(rows) > 1)

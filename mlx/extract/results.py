@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract import inline, iperf, netperf
+from mlx.extract.text import split_quote
 from mlx.extract.units import normalize
 
 # a body without any of these holds no result: most messages stop here (plain
@@ -28,8 +29,6 @@ BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?(?:bps|bits?/|b/s|B/s|pps|Bytes)|tps|[Tt]rans|"
                        r"[uµμmn]s(?:ec)?\b|10\^)")
-# "> > text": quote prefix
-QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
 COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
                      r"\S{1,40}[ \t]+)?(iperf3|iperf|netperf|super_netperf|neper|tcp_rr|tcp_stream)"
@@ -145,11 +144,6 @@ def parse_command(command: str) -> dict[str, Any]:
     return out
 
 
-def _split(line: str) -> tuple[int, str]:
-    m = QUOTE.match(line) if ">" in line[:12] else None
-    if m is None:
-        return 0, line
-    return m.group(0).count(">"), line[m.end():]
 
 
 def may_hold_results(body: str) -> bool:
@@ -164,7 +158,7 @@ def extract_results(body: str | None) -> list[ResultRow]:
     if not body.isascii():
         body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
     lines = body.split("\n")
-    depth_content = [_split(ln) for ln in lines]
+    depth_content = [split_quote(ln) for ln in lines]
     found = _find(depth_content) + _json_rows(body)
     found.sort(key=lambda x: x[0])
     if not found:

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from mlx.extract.text import split_quote
+
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
 # a body is read only if it holds one of these (plain substring tests, C speed)
@@ -39,7 +41,6 @@ def sized(text: str) -> bool:
 
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
-QUOTE = re.compile(r"^(?:[ \t]{0,3}>)+[ \t]?")
 # a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
 ROBOT_COMMITS = re.compile(r"^[ \t]*([0-9a-f]{10,40})[ \t]+([0-9a-f]{10,40})[ \t]*$")
 ROBOT_HEADER = re.compile(r"%stddev[ \t]+%change[ \t]+%stddev")
@@ -142,26 +143,39 @@ PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t>]*\n)+")
 
 
 def _paragraphs(head: str) -> list[tuple[int, int, str]]:
-    """(first line, quote depth, text) of each paragraph that states a sized effect."""
+    """(first line, quote depth, text) of each paragraph that states a sized effect.
+
+    Paragraphs end at blank lines and where the quote depth changes ("On ...
+    wrote:" followed by "> ..." lines is two paragraphs).
+    """
     out: list[tuple[int, int, str]] = []
     line, pos = 0, 0
     for m in [*PARAGRAPH_BREAK.finditer(head), None]:
         end = m.start() if m else len(head)
         para = head[pos:end]
         if sized(para) and EFFECT_WORDS.search(para):
-            first = para.lstrip("\n")
-            q = QUOTE.match(first)
-            depth = q.group(0).count(">") if q else 0
-            texts = [QUOTE.sub("", ln).strip() for ln in para.split("\n")]
-            texts = [t for t in texts if t and not t.startswith(("diff --git", "@@ ", "+", "-"))]
-            if texts:
-                out.append((line + len(head[pos:pos + len(para) - len(first)].split("\n")) - 1,
-                            depth, " ".join(texts)))
+            out += _runs(para, line)
         if m is None:
             break
         line += head.count("\n", pos, m.end())
         pos = m.end()
     return out
+
+
+def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
+    """The lines of one paragraph grouped by quote depth, prefixes removed."""
+    runs: list[tuple[int, int, list[str]]] = []
+    for i, raw in enumerate(para.split("\n")):
+        depth, text = split_quote(raw)
+        text = text.strip()
+        if not text or text.startswith(("diff --git", "@@ ", "+", "-")):
+            continue
+        if runs and runs[-1][1] == depth:
+            runs[-1][2].append(text)
+        else:
+            runs.append((first_line + i, depth, [text]))
+    return [(start, depth, " ".join(texts)) for start, depth, texts in runs
+            if sized(" ".join(texts))]
 
 
 def extract_statements(body: str | None) -> list[Statement]:

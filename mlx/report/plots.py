@@ -14,6 +14,13 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def _nothing(fig: Any, ax: Any, message: str) -> Any:
+    """An empty plot that says why it is empty."""
+    ax.text(0.5, 0.5, message, ha="center", va="center")
+    ax.set_axis_off()
+    return fig
+
+
 def _short(text: Any, n: int = 60) -> str:
     s = "" if text is None or (isinstance(text, float) and pd.isna(text)) else str(text)
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -26,9 +33,7 @@ def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     fig = _figure(9, 0.6 + 0.55 * max(len(c), 1))
     ax = fig.add_subplot()
     if c.empty:
-        ax.text(0.5, 0.5, f"no measured claims for {patch!r}", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _nothing(fig, ax, f"no measured claims for {patch!r}")
     names = [_short(" / ".join(str(x) for x in (r.test, r.side, r.section) if pd.notna(x)), 48)
              for r in c.itertuples()]
     y = range(len(c))
@@ -55,9 +60,7 @@ def delta_histogram(claims: pd.DataFrame) -> Any:
     fig = _figure()
     ax = fig.add_subplot()
     if c.empty:
-        ax.text(0.5, 0.5, "no measured claims", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _nothing(fig, ax, "no measured claims")
     clipped = c.delta_pct.clip(-100, 200)
     for v, color in COLORS.items():
         sel = clipped[c.verdict == v]
@@ -77,9 +80,7 @@ def claims_over_time(claims: pd.DataFrame) -> Any:
     fig = _figure()
     ax = fig.add_subplot()
     if c.empty:
-        ax.text(0.5, 0.5, "no dated claims", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _nothing(fig, ax, "no dated claims")
     for v, color in COLORS.items():
         sel = c[c.verdict == v]
         if len(sel):
