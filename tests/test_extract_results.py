@@ -149,3 +149,10 @@ def test_adversarial_lines_stay_linear(line: str) -> None:
 @given(st.text(max_size=400))
 def test_never_raises(text: str) -> None:
     extract_results(text + "\n1 Mbits/sec\n" + text)
+
+
+def test_bulleted_labels() -> None:
+    text = ("- Before this change:\n=== 1in1 TCP_STREAM: 100.00 Mbits/sec ===\n"
+            "- After this change:\n=== 1in1 TCP_STREAM: 120.00 Mbits/sec ===\n")
+    assert [(r.label, r.condition) for r in extract_results(text)] == [
+        ("Before this change", "baseline"), ("After this change", "patched")]

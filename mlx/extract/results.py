@@ -299,6 +299,8 @@ def _inline_row(v: inline.InlineValue, tool: str) -> ResultRow:
 def _label_text(text: str) -> tuple[bool, str | None]:
     """(is a label line, its label) for one unquoted line; None clears the label."""
     s = text.strip()
+    if s.startswith(("- ", "* ", "\u2022 ")):
+        s = s[2:].strip()  # "- Before this change:": a bulleted label
     if not s or len(s) > 120 or IPERF_CHATTER.match(s) or ATTRIBUTION.search(s):
         return False, None
     if m := FENCED.match(s):
