@@ -197,8 +197,8 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
            extract: tuple[str, ...] | bool = EXTRACTORS) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
-    ``extract`` names the per-message extractors to run ("results", "hardware");
-    ``False`` or ``()`` keeps messages, threads and patches only.
+    ``extract`` names the per-message extractors to run ("results", "hardware",
+    "statements"); ``False`` or ``()`` keeps messages, threads and patches only.
 
     Raises ``MlxError`` before touching the store when an input is unusable.
     """
@@ -209,6 +209,10 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
                        ".eml files or public-inbox epochs")
     if engine != "local":
         raise MlxError(f"unknown engine {engine!r}; use --engine local")
+    extractors = EXTRACTORS if extract is True else tuple(extract or ())
+    unknown = set(extractors) - set(EXTRACTORS)
+    if unknown:
+        raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; use {', '.join(EXTRACTORS)}")
     started = time.perf_counter()
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)
@@ -219,10 +223,6 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     planner = _Planner(sources, st.manifest, report, pending)
     writer = _Writer(st)
     n_workers = workers or local.default_workers()
-    extractors = EXTRACTORS if extract is True else tuple(extract or ())
-    unknown = set(extractors) - set(EXTRACTORS)
-    if unknown:
-        raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; use {', '.join(EXTRACTORS)}")
     fn = partial(run_chunk, extract=extractors)
     for _chunk, res in local.run(planner.chunks(), n_workers, fn):
         _take(res, uids, old_errors, writer, report)
