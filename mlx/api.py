@@ -194,11 +194,15 @@ class _Planner:
 
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
            engine: str = "local", progress: Callable[[int], None] | None = None,
-           extract: tuple[str, ...] | bool = EXTRACTORS) -> IngestReport:
+           extract: tuple[str, ...] | bool = EXTRACTORS,
+           scheduler: str | None = None) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
     ``extract`` names the per-message extractors to run ("results", "hardware",
     "statements"); ``False`` or ``()`` keeps messages, threads and patches only.
+
+    ``engine="dask"`` runs the chunks on a dask.distributed cluster: the one at
+    ``scheduler`` (an address such as ``tcp://10.0.0.1:8786``), or a LocalCluster.
 
     Raises ``MlxError`` before touching the store when an input is unusable.
     """
@@ -207,8 +211,14 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     if not paths:
         raise MlxError("no archive given; pass one or more mbox files, Maildirs, "
                        ".eml files or public-inbox epochs")
-    if engine != "local":
-        raise MlxError(f"unknown engine {engine!r}; use --engine local")
+    if engine not in ("local", "dask"):
+        raise MlxError(f"unknown engine {engine!r}; use --engine local or --engine dask")
+    if engine == "dask":
+        from mlx.engine import dask as dask_engine
+        try:  # fail before any work when dask is missing
+            import distributed  # noqa: F401
+        except ImportError as exc:
+            raise MlxError(dask_engine.INSTALL_HINT) from exc
     extractors = EXTRACTORS if extract is True else tuple(extract or ())
     unknown = set(extractors) - set(EXTRACTORS)
     if unknown:
@@ -224,7 +234,11 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     writer = _Writer(st)
     n_workers = workers or local.default_workers()
     fn = partial(run_chunk, extract=extractors)
-    for _chunk, res in local.run(planner.chunks(), n_workers, fn):
+    if engine == "dask":
+        runs = dask_engine.run(planner.chunks(), n_workers, fn, scheduler)
+    else:
+        runs = local.run(planner.chunks(), n_workers, fn)
+    for _chunk, res in runs:
         _take(res, uids, old_errors, writer, report)
         writer.settled.extend(pending.popleft().entries)
         if progress:

@@ -33,15 +33,17 @@ def main() -> None:
 @STORE
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: one per core].")
-@click.option("--engine", type=click.Choice(["local"]), default="local", show_default=True,
-              help="Where chunks run.")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where chunks run: local processes or a Dask cluster.")
+@click.option("--scheduler", default=None, metavar="ADDR",
+              help="Dask scheduler address (tcp://host:8786); without it a local cluster.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option("--extract", "extract", default="results,hardware,statements", show_default=True,
               help="Extractors to run on message bodies, comma-separated.")
 @click.option("--no-extract", is_flag=True,
               help="Run no extractor (messages, threads, patches only).")
 def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
-           quiet: bool, extract: str, no_extract: bool) -> None:
+           scheduler: str | None, quiet: bool, extract: str, no_extract: bool) -> None:
     """Ingest mbox/mboxrd files (.gz/.bz2/.xz), Maildirs, .eml files,
     public-inbox epochs, or folders of them, into the store.
 
@@ -53,7 +55,7 @@ def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
         bar = tqdm(unit=" msg", file=sys.stderr, desc="ingest", smoothing=0.1)
     try:
         report = api.ingest(list(paths), store=store, workers=workers, engine=engine,
-                            progress=bar.update if bar else None,
+                            progress=bar.update if bar else None, scheduler=scheduler,
                             extract=() if no_extract else tuple(
                                 e.strip() for e in extract.split(",") if e.strip()))
     except MlxError as exc:

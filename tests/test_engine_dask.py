@@ -1,0 +1,45 @@
+"""The Dask engine gives the same tables as the local one (order aside)."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mlx
+from conftest import corpus_path
+from mlx.errors import MlxError
+
+pytest.importorskip("distributed")
+ROOT = Path(__file__).resolve().parent.parent
+TABLES = ("messages", "results", "hardware", "patches", "threads")
+
+
+def _frame(archive: mlx.Archive, name: str) -> pd.DataFrame:
+    df = getattr(archive, name)
+    key = [c for c in ("uid", "line_no", "kind", "text", "patch_id", "thread_id", "value")
+           if c in df.columns]
+    as_text = df.astype(str)
+    return as_text.sort_values(key).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("paths", [
+    [str(ROOT / "data")],
+    ["CORPUS:perf-threads/xdp-newbies.vger.kernel.org.0.perf-threads.mboxrd"],
+])
+def test_identical_tables(tmp_path: Path, paths: list[str]) -> None:
+    paths = [str(corpus_path(*p[7:].split("/"))) if p.startswith("CORPUS:") else p
+             for p in paths]
+    local = mlx.ingest(paths, store=str(tmp_path / "l"), workers=2)
+    dask = mlx.ingest(paths, store=str(tmp_path / "d"), workers=2, engine="dask")
+    assert (local.raw, local.stored) == (dask.raw, dask.stored)
+    a, b = mlx.load(str(tmp_path / "l")), mlx.load(str(tmp_path / "d"))
+    for name in TABLES:
+        pd.testing.assert_frame_equal(_frame(a, name), _frame(b, name), obj=name)
+
+
+def test_missing_dask_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MlxError, match=r"pip install 'mlx-mailarchive\[dask\]'"):
+        mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "s"), engine="dask")
+    assert not (tmp_path / "s").exists()
