@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import corpus_path
 
 import mlx
-from conftest import corpus_path
 from mlx.errors import MlxError
 
 pytest.importorskip("distributed")
