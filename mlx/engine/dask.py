@@ -10,10 +10,10 @@ tables.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from mlx.engine import in_order
 from mlx.errors import MlxError
 from mlx.ingest.chunks import Chunk, ChunkResult
 
@@ -43,15 +43,7 @@ def run(chunks: Iterable[Chunk], workers: int, fn: Callable[[Chunk], ChunkResult
     client, cluster = _client(workers, scheduler)
     try:
         width = 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
-        window: deque[tuple[Chunk, Any]] = deque()
-        for chunk in chunks:
-            window.append((chunk, client.submit(fn, chunk, pure=False)))
-            if len(window) >= width:
-                done, fut = window.popleft()
-                yield done, fut.result()
-        while window:
-            done, fut = window.popleft()
-            yield done, fut.result()
+        yield from in_order(chunks, lambda chunk: client.submit(fn, chunk, pure=False), width)
     finally:
         client.close()
         if cluster is not None:

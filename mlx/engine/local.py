@@ -1,18 +1,17 @@
 """Local engine: run chunks in-process (1 worker) or on a process pool.
 
-Results come back in submission order (so the first of two duplicates is the
-one kept, as in a serial run) with at most ``2 * workers`` chunks in flight,
-which bounds the driver's memory however long the chunk stream is.
+Results come back in submission order with at most ``2 * workers`` chunks in
+flight (``mlx.engine.in_order``, shared with the Dask engine).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
+from mlx.engine import in_order
 from mlx.ingest.chunks import Chunk, ChunkResult, run_chunk
 
 
@@ -33,12 +32,4 @@ def run(chunks: Iterable[Chunk], workers: int,
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        window: deque[tuple[Chunk, Future[ChunkResult]]] = deque()
-        for chunk in chunks:
-            window.append((chunk, pool.submit(fn, chunk)))
-            if len(window) >= 2 * workers:
-                done, fut = window.popleft()
-                yield done, fut.result()
-        while window:
-            done, fut = window.popleft()
-            yield done, fut.result()
+        yield from in_order(chunks, lambda chunk: pool.submit(fn, chunk), 2 * workers)
