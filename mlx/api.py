@@ -36,7 +36,7 @@ from mlx.ingest.chunks import (
 from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
-from mlx.link import PATCHES, REPORTS, THREADS, link
+from mlx.link import LINKS, PATCHES, REPORTS, THREADS, link
 from mlx.store import (
     ERRORS,
     HARDWARE,
@@ -360,9 +360,9 @@ class Archive:
         """One row per stored message, with its thread and patch."""
         if "messages" not in self._cache:
             df = _to_pandas(self.store.read("messages", MESSAGES))
-            links = self.store.read_link("messages")
-            if links is not None:
-                df = df.merge(_to_pandas(links), on="uid", how="left")
+            links = self._link_table("messages", LINKS)
+            if len(links):
+                df = df.merge(links, on="uid", how="left")
             for col in LINK_COLUMNS:
                 if col not in df.columns:
                     df[col] = pd.Series(pd.NA, index=df.index,
@@ -371,10 +371,12 @@ class Archive:
         return self._cache["messages"]
 
     def _link_table(self, name: str, schema: pa.Schema) -> pd.DataFrame:
-        if name not in self._cache:
+        """A table of the link stage, read once (cached under "link:<name>")."""
+        key = f"link:{name}"
+        if key not in self._cache:
             table = self.store.read_link(name)
-            self._cache[name] = _to_pandas(table if table is not None else schema.empty_table())
-        return self._cache[name]
+            self._cache[key] = _to_pandas(table if table is not None else schema.empty_table())
+        return self._cache[key]
 
     @property
     def threads(self) -> pd.DataFrame:
@@ -390,10 +392,7 @@ class Archive:
         """An extracted table with the patch_id of the message each row came from."""
         if name not in self._cache:
             df = _to_pandas(self.store.read(name, schema))
-            links = self.store.read_link("messages")
-            patch = (_to_pandas(links.select(["uid", "patch_id"])) if links is not None
-                     else pd.DataFrame({"uid": pd.Series(dtype="str"),
-                                        "patch_id": pd.Series(dtype="str")}))
+            patch = self._link_table("messages", LINKS)[["uid", "patch_id"]]
             df = df.merge(patch, on="uid", how="left")
             cols = list(df.columns)
             cols.insert(2, cols.pop(cols.index("patch_id")))
