@@ -204,9 +204,11 @@ class Store:
         """All parts of a table; columns a part lacks (older parts) come back null."""
         if columns is not None:
             schema = pa.schema([schema.field(c) for c in columns])
-        tables = [_conform(pq.read_table(p, columns=[c for c in schema.names
-                                                     if c in pq.read_schema(p).names]), schema)
-                  for p in self.part_paths(table)]
+        tables = []
+        for part in self.part_paths(table):
+            present = set(pq.read_schema(part).names)  # once per part, not per column
+            wanted = [c for c in schema.names if c in present]
+            tables.append(_conform(pq.read_table(part, columns=wanted), schema))
         return pa.concat_tables(tables) if tables else schema.empty_table()
 
     def write_link(self, name: str, data: pa.Table) -> None:
