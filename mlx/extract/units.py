@@ -47,12 +47,3 @@ def normalize(value: float, unit: str, bytes_pow2: bool = True) -> tuple[float, 
         return value, "%", "loss"
     return None
 
-
-def to_float(text: str) -> float | None:
-    """'1,300,000' -> 1300000.0; '9.4' -> 9.4; junk -> None."""
-    grouped = text.count(",") and re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", text)
-    t = text.replace(",", "") if grouped else text
-    try:
-        return float(t)
-    except ValueError:
-        return None
