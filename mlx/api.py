@@ -26,9 +26,11 @@ from mlx.ingest.chunks import (
     EXTRACTORS,
     FILES_PER_GROUP,
     Chunk,
+    ChunkResult,
     FileGroup,
     GitRange,
     RawBatch,
+    Sink,
     plan_mbox,
     run_chunk,
     split_stream,
@@ -48,7 +50,6 @@ from mlx.store import (
     errors_table,
 )
 
-WRITE_ROWS = 20_000  # messages per Parquet part
 LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
 
 
@@ -229,21 +230,24 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
     uids = st.stored_uids()
     old_errors = _error_keys(st.read("errors", ERRORS))
+    st.clear_staging()  # parts a crashed run staged and never took
     pending: deque[_Pending] = deque()
     planner = _Planner(sources, st.manifest, report, pending)
-    writer = _Writer(st)
+    taker = _Taker(st, uids, old_errors, report)
     n_workers = workers or local.default_workers()
-    fn = partial(run_chunk, extract=extractors)
+    fn = partial(run_chunk, sink=Sink(store, st.run), extract=extractors)
     if engine == "dask":
         runs = dask_engine.run(planner.chunks(), n_workers, fn, scheduler)
     else:
         runs = local.run(planner.chunks(), n_workers, fn)
-    for _chunk, res in runs:
-        _take(res, uids, old_errors, writer, report)
-        writer.settled.extend(pending.popleft().entries)
-        if progress:
-            progress(res.raw)
-    writer.flush()
+    try:
+        for _chunk, res in runs:
+            taker.take(res)
+            taker.settle(pending.popleft().entries)
+            if progress:
+                progress(res.raw)
+    finally:
+        st.clear_staging()
     if report.stored or st.read_link("messages") is None:
         report.linked = link(st)
     report.elapsed = time.perf_counter() - started
@@ -260,88 +264,62 @@ def _error_keys(table: pa.Table) -> set[tuple[Any, ...]]:
                    table.column("commit").to_pylist(), strict=True))
 
 
-def _take(res: Any, uids: set[str], old_errors: set[tuple[Any, ...]], writer: _Writer,
-          report: IngestReport) -> None:
-    report.raw += res.raw
-    report.deleted += res.deleted
-    fresh_errors = []
-    for err in res.errors:
-        if (err.source, err.offset, err.commit) in old_errors:
-            report.already += 1
-        else:
-            old_errors.add((err.source, err.offset, err.commit))
-            fresh_errors.append(err)
-    report.errors += len(fresh_errors)
-    writer.add_errors(fresh_errors)
-    table = res.messages
-    if table is None or table.num_rows == 0:
-        return
-    keep = []
-    for uid in table.column("uid").to_pylist():
-        if uid in uids:
-            keep.append(False)
-            if uid in writer.run_uids:
-                report.duplicates += 1
-            else:
-                report.already += 1
-        else:
-            uids.add(uid)
-            writer.run_uids.add(uid)
-            keep.append(True)
-    table = table.filter(pa.array(keep))
-    kept = set(table.column("uid").to_pylist())
-    for name, rows in (("results", res.results), ("hardware", res.hardware),
-                       ("statements", res.statements)):
-        if rows is not None and rows.num_rows:
-            mask = [u in kept for u in rows.column("uid").to_pylist()]
-            writer.add_rows(name, rows.filter(pa.array(mask, type=pa.bool_())))
-    report.stored += table.num_rows
-    for codes in table.column("defects").to_pylist():
-        report.defects.update(codes)
-    writer.add_messages(table)
+class _Taker:
+    """Takes chunk results in order: dedups across chunks, moves staged parts into place.
 
+    Only uids, defect codes and error records reach the driver, so its memory
+    does not grow with the bodies; a staged part is rewritten only when it holds
+    a message stored before (an earlier chunk or run), else it is renamed.
+    """
 
-class _Writer:
-    """Buffers tables and writes a Parquet part every ``WRITE_ROWS`` messages."""
-
-    def __init__(self, st: Store) -> None:
+    def __init__(self, st: Store, uids: set[str], old_errors: set[tuple[Any, ...]],
+                 report: IngestReport) -> None:
         self.st = st
-        self.tables: list[pa.Table] = []
-        self.rows = 0
-        self.errors: list[ErrorRecord] = []
-        self.extracted: dict[str, list[pa.Table]] = {}  # results, hardware
+        self.uids = uids  # stored before this run, and taken in it
         self.run_uids: set[str] = set()
-        # sources whose every chunk has been taken: recorded in the manifest
-        # only once their rows are on disk, so a crash never marks lost rows done
-        self.settled: list[tuple[str, dict[str, Any]]] = []
+        self.old_errors = old_errors
+        self.errors: list[ErrorRecord] = []
+        self.report = report
 
-    def add_messages(self, table: pa.Table) -> None:
-        self.tables.append(table)
-        self.rows += table.num_rows
-        if self.rows >= WRITE_ROWS or sum(t.nbytes for t in self.tables) > (256 << 20):
-            self.flush()
+    def take(self, res: ChunkResult) -> None:
+        report = self.report
+        report.raw += res.raw
+        report.deleted += res.deleted
+        report.duplicates += res.duplicates
+        for err in res.errors:
+            if (err.source, err.offset, err.commit) in self.old_errors:
+                report.already += 1
+            else:
+                self.old_errors.add((err.source, err.offset, err.commit))
+                self.errors.append(err)
+                report.errors += 1
+        kept = []
+        for uid in res.uids:
+            if uid in self.uids:
+                if uid in self.run_uids:
+                    report.duplicates += 1
+                else:
+                    report.already += 1
+            else:
+                kept.append(uid)
+        self.uids.update(kept)
+        self.run_uids.update(kept)
+        report.stored += len(kept)
+        for uid in kept:
+            report.defects.update(res.defects.get(uid, ()))
+        keep = None if len(kept) == len(res.uids) else pa.array(kept, pa.string())
+        for table, staged in res.parts.items():
+            self.st.take(table, staged, keep)
 
-    def add_errors(self, errors: list[ErrorRecord]) -> None:
-        self.errors.extend(errors)
-
-    def add_rows(self, name: str, table: pa.Table) -> None:
-        if table.num_rows:
-            self.extracted.setdefault(name, []).append(table)
-
-    def flush(self) -> None:
-        if self.tables:
-            self.st.write("messages", pa.concat_tables(self.tables))
-            self.tables, self.rows = [], 0
-        for name, tables in self.extracted.items():
-            self.st.write(name, pa.concat_tables(tables))
-        self.extracted = {}
+    def settle(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Record sources whose every chunk is taken, once their error rows are written."""
+        if not entries:
+            return
         if self.errors:
             self.st.write("errors", errors_table(self.errors))
             self.errors = []
-        if self.settled:
-            self.st.manifest["sources"].update(self.settled)
-            self.st.save_manifest()
-            self.settled = []
+        self.st.manifest["sources"].update(entries)
+        self.st.save_manifest()
 
 
 class Archive:

@@ -1,27 +1,32 @@
 """The store: Parquet parts plus a manifest of what was ingested.
 
-Layout of a store directory::
+Layout of a store (a directory, or an fsspec URL such as ``s3://bucket/lore``)::
 
     mlx-store.json            manifest: format version, per-source progress, runs
-    messages/part-*.parquet   one file per written batch
-    errors/part-*.parquet
+    messages/part-*.parquet   one file per chunk of input
+    results/ hardware/ statements/ errors/   the same
+    link/*.parquet            the link stage's tables, replaced by every run
+    staging/<run>/            parts the workers wrote, not yet taken by the driver
 
-Parts are written under a temporary name and renamed, so a crash leaves no
-half file; the dedup keys (``uid``) are read back from the parts themselves,
-so a run that died half way is completed, not duplicated, by the next one.
-Dask, Spark and DuckDB read the parts as they are.
+Workers write their parts under ``staging/``; the driver, taking chunks in
+order, dedups them and moves them into place (rewriting a part only when it
+held a duplicate), so the store never holds a row twice and a crash leaves
+nothing half written where readers look.  The dedup keys (``uid``) are read
+back from the parts themselves, so a run that died half way is completed, not
+duplicated, by the next one.  Dask, Spark and DuckDB read the parts as they are.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
+import fsspec
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
@@ -30,6 +35,7 @@ from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
 FORMAT = 1
+TABLES = ("messages", "errors", "results", "hardware", "statements")
 
 TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
 ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),
@@ -144,61 +150,111 @@ def errors_table(records: Iterable[ErrorRecord]) -> pa.Table:
     return pa.table(cols, schema=ERRORS)
 
 
+def filesystem(url: str) -> tuple[fsspec.AbstractFileSystem, str]:
+    """(filesystem, root path) of a store path or URL (fsspec caches the instances)."""
+    fs, root = fsspec.core.url_to_fs(url)
+    return fs, root.rstrip("/") or "/"
+
+
+def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table) -> None:
+    """Write under a temporary name, then rename: readers never see half a file."""
+    pq.write_table(data, path + ".tmp", compression="zstd", filesystem=fs)
+    fs.mv(path + ".tmp", path)
+
+
+def stage(url: str, run: str, tables: dict[str, pa.Table]) -> dict[str, str]:
+    """Write a worker's tables under ``staging/<run>/``; {table: path} of those written."""
+    fs, root = filesystem(url)
+    base = f"{root}/staging/{run}"
+    fs.makedirs(base, exist_ok=True)
+    name = uuid.uuid4().hex
+    out = {}
+    for table, data in tables.items():
+        if data is not None and data.num_rows:
+            out[table] = f"{base}/{name}-{table}.parquet"
+            write_parquet(fs, out[table], data)
+    return out
+
+
 class Store:
-    """A store directory: reading the manifest and keys, writing parts."""
+    """A store: reading the manifest and keys, writing parts (local path or fsspec URL)."""
 
     def __init__(self, path: str, create: bool = False) -> None:
         self.path = path
-        manifest = os.path.join(path, MANIFEST)
-        if not os.path.exists(manifest):
+        self.fs, self.root = filesystem(path)
+        manifest = self._at(MANIFEST)
+        if not self.fs.exists(manifest):
             if not create:
                 raise StoreError(f"{path}: not an mlx store (no {MANIFEST}); "
                                  f"run `mlx ingest ARCHIVE --store {path}` first")
             self.manifest: dict[str, Any] = {"format": FORMAT, "sources": {}, "runs": []}
         else:
             try:
-                with open(manifest, encoding="utf-8") as fh:
+                with self.fs.open(manifest, "r", encoding="utf-8") as fh:
                     self.manifest = json.load(fh)
             except (OSError, ValueError) as exc:
                 raise StoreError(f"{manifest}: unreadable manifest ({exc}); "
                                  f"move the store aside and ingest again") from exc
-        self._run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        self.run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._seq = 0
 
+    def _at(self, *parts: str) -> str:
+        return "/".join((self.root, *parts))
+
     def ensure(self) -> None:
-        for sub in ("messages", "errors", "results", "hardware", "statements"):
-            os.makedirs(os.path.join(self.path, sub), exist_ok=True)
+        for sub in TABLES:
+            self.fs.makedirs(self._at(sub), exist_ok=True)
 
     def part_paths(self, table: str) -> list[str]:
-        d = os.path.join(self.path, table)
-        if not os.path.isdir(d):
+        d = self._at(table)
+        if not self.fs.isdir(d):
             return []
-        return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".parquet"))
+        return sorted(p for p in self.fs.ls(d, detail=False) if p.endswith(".parquet"))
 
     def stored_uids(self) -> set[str]:
         uids: set[str] = set()
         for part in self.part_paths("messages"):
-            uids.update(pq.read_table(part, columns=["uid"]).column("uid").to_pylist())
+            uids.update(pq.read_table(part, columns=["uid"], filesystem=self.fs)
+                        .column("uid").to_pylist())
         return uids
+
+    def _next_part(self, table: str) -> str:
+        self._seq += 1
+        return self._at(table, f"part-{self.run}-{self._seq:05d}.parquet")
 
     def write(self, table: str, data: pa.Table) -> str | None:
         if data.num_rows == 0:
             return None
         self.ensure()
-        self._seq += 1
-        final = os.path.join(self.path, table, f"part-{self._run}-{self._seq:05d}.parquet")
-        tmp = final + ".tmp"
-        pq.write_table(data, tmp, compression="zstd")
-        os.replace(tmp, final)
+        final = self._next_part(table)
+        write_parquet(self.fs, final, data)
         return final
 
+    def take(self, table: str, staged: str, keep: pa.Array | None = None) -> str | None:
+        """Move a staged part into place; with ``keep`` (uids), only those uids' rows."""
+        if keep is None:
+            self.ensure()
+            final = self._next_part(table)
+            self.fs.mv(staged, final)
+            return final
+        data = self.read_part(staged)
+        self.fs.rm(staged)
+        return self.write(table, data.filter(pc.is_in(data.column("uid"), value_set=keep)))
+
+    def read_part(self, path: str, columns: list[str] | None = None) -> pa.Table:
+        return pq.read_table(path, columns=columns, filesystem=self.fs)
+
+    def clear_staging(self) -> None:
+        """Remove staged parts no run will take (one ingest at a time per store)."""
+        if self.fs.exists(self._at("staging")):
+            self.fs.rm(self._at("staging"), recursive=True)
+
     def save_manifest(self) -> None:
-        os.makedirs(self.path, exist_ok=True)
-        path = os.path.join(self.path, MANIFEST)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
+        self.fs.makedirs(self.root, exist_ok=True)
+        path = self._at(MANIFEST)
+        with self.fs.open(path + ".tmp", "w", encoding="utf-8") as fh:
             json.dump(self.manifest, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
+        self.fs.mv(path + ".tmp", path)
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
         """All parts of a table; columns a part lacks (older parts) come back null."""
@@ -206,21 +262,19 @@ class Store:
             schema = pa.schema([schema.field(c) for c in columns])
         tables = []
         for part in self.part_paths(table):
-            present = set(pq.read_schema(part).names)  # once per part, not per column
+            present = set(pq.read_schema(part, filesystem=self.fs).names)  # once per part
             wanted = [c for c in schema.names if c in present]
-            tables.append(_conform(pq.read_table(part, columns=wanted), schema))
+            tables.append(_conform(self.read_part(part, wanted), schema))
         return pa.concat_tables(tables) if tables else schema.empty_table()
 
     def write_link(self, name: str, data: pa.Table) -> None:
         """Replace one table of the link stage (recomputed over the whole store)."""
-        os.makedirs(os.path.join(self.path, "link"), exist_ok=True)
-        final = os.path.join(self.path, "link", f"{name}.parquet")
-        pq.write_table(data, final + ".tmp", compression="zstd")
-        os.replace(final + ".tmp", final)
+        self.fs.makedirs(self._at("link"), exist_ok=True)
+        write_parquet(self.fs, self._at("link", f"{name}.parquet"), data)
 
     def read_link(self, name: str) -> pa.Table | None:
-        path = os.path.join(self.path, "link", f"{name}.parquet")
-        return pq.read_table(path) if os.path.exists(path) else None
+        path = self._at("link", f"{name}.parquet")
+        return self.read_part(path) if self.fs.exists(path) else None
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -152,3 +152,53 @@ def test_maildir_file_with_from_line(tmp_path: Path) -> None:
     (maildir / "cur" / "1:2,S").write_bytes(b"From a@b Mon Jun  3 09:12:44 2019\n" + mail("m@x"))
     report = mlx.ingest([str(maildir)], store=str(tmp_path / "s"), workers=1)
     assert (report.stored, report.errors) == (1, 0)
+
+
+IPERF_SUM = "[SUM]   0.00-10.00  sec  1.10 GBytes   943 Mbits/sec                  receiver\n"
+
+
+def test_duplicates_across_chunks_are_dropped_with_their_rows(tmp_path: Path) -> None:
+    # two files are two chunks: the copy in the second is dropped by the driver,
+    # and so are the results rows its worker extracted
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x", IPERF_SUM), mail("2@x")]))
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("1@x", IPERF_SUM), mail("3@x")]))
+    store = str(tmp_path / "s")
+    report = mlx.ingest([str(tmp_path / "a.mbox"), str(tmp_path / "b.mbox")], store=store,
+                        workers=2)
+    assert (report.raw, report.stored, report.duplicates) == (4, 3, 1) and report.balanced
+    archive = mlx.load(store)
+    assert sorted(archive.messages.message_id) == ["1@x", "2@x", "3@x"]
+    assert archive.results.message_id.tolist() == ["1@x"]
+
+
+def test_staged_parts_of_a_crashed_run_are_not_read(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    mlx.ingest([str(tmp_path / "a.mbox")], store=str(store), workers=1)
+    # a run that died after its workers staged parts, before the driver took them
+    stale = store / "staging" / "20260101T000000-dead00"
+    stale.mkdir(parents=True)
+    shutil.copy(next((store / "messages").glob("*.parquet")), stale / "x-messages.parquet")
+    assert len(mlx.load(str(store)).messages) == 1
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("2@x")]))
+    report = mlx.ingest([str(tmp_path / "b.mbox")], store=str(store), workers=1)
+    assert report.stored == 1 and not (store / "staging").exists()
+    assert sorted(mlx.load(str(store)).messages.message_id) == ["1@x", "2@x"]
+
+
+@pytest.mark.parametrize("url", ["memory://mlx-test-store", "file://{tmp}/s"])
+def test_store_at_an_fsspec_url(tmp_path: Path, url: str) -> None:
+    url = url.format(tmp=tmp_path)
+    report = mlx.ingest([str(ROOT / "data")], store=url, workers=1 if "memory" in url else 2)
+    assert report.stored == 6 and report.errors == 0
+    plain = str(tmp_path / "plain")
+    mlx.ingest([str(ROOT / "data")], store=plain, workers=1)
+    by_url, by_path = mlx.load(url), mlx.load(plain)
+    for name in ("messages", "results", "patches", "claims"):
+        a, b = (getattr(arch, name).astype(str) for arch in (by_url, by_path))
+        assert len(a) > 0, name
+        key = [c for c in a.columns if c != "source"]  # the sources' paths are the same
+        pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True),
+                                      b.sort_values(key).reset_index(drop=True), obj=name)
+    again = mlx.ingest([str(ROOT / "data")], store=url, workers=1)
+    assert again.stored == 0 and again.unchanged > 0

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from mlx.engine import in_order
-from mlx.ingest.chunks import Chunk, ChunkResult, run_chunk
+from mlx.ingest.chunks import Chunk, ChunkResult
 
 
 def default_workers() -> int:
@@ -21,8 +21,8 @@ def default_workers() -> int:
 
 
 def run(chunks: Iterable[Chunk], workers: int,
-        fn: Callable[[Chunk], ChunkResult] = run_chunk) -> Iterator[tuple[Chunk, ChunkResult]]:
-    """``fn`` (picklable: a module function or a partial of one) over every chunk, in order."""
+        fn: Callable[[Chunk], ChunkResult]) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """``fn`` (picklable: a partial of ``run_chunk``) over every chunk, in order."""
     if workers <= 1:
         for chunk in chunks:
             yield chunk, fn(chunk)

@@ -1,8 +1,9 @@
 """Units of work: plan chunks of the sources, and run one chunk.
 
 ``run_chunk`` is the one function every engine runs (in-process, a local
-process pool, later Dask): chunk in, Arrow table of messages plus error
-records out.  It only reads its inputs; the driver dedups and writes.
+process pool, Dask): chunk in, Parquet parts staged in the store and a small
+summary out (uids, defects, error records, counts).  Message bodies never pass
+through the driver; it dedups across chunks and moves the parts into place.
 
 Chunks:
 - ``MboxRange``: a byte range of a plain mbox file, cut at From_ lines, so one
@@ -18,8 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-import pyarrow as pa
 
 from mlx.extract.hardware import extract_hardware
 from mlx.extract.patches import patch_facts
@@ -63,16 +62,24 @@ class FileGroup:
 Chunk = MboxRange | RawBatch | GitRange | FileGroup
 
 
+@dataclass(frozen=True)
+class Sink:
+    """Where workers stage their parts: the store's path or URL and the run."""
+
+    store: str
+    run: str
+
+
 @dataclass
 class ChunkResult:
-    """What one chunk gave: rows for the store and counts for the summary."""
+    """What one chunk gave: staged parts, and what the driver needs to dedup and count."""
 
-    messages: pa.Table | None = None
-    results: pa.Table | None = None
-    hardware: pa.Table | None = None
-    statements: pa.Table | None = None
+    parts: dict[str, str] = field(default_factory=dict)  # table -> staged path
+    uids: list[str] = field(default_factory=list)  # of the staged messages, in order
+    defects: dict[str, list[str]] = field(default_factory=dict)  # uid -> codes, when any
     errors: list[ErrorRecord] = field(default_factory=list)
     raw: int = 0  # raw messages split (messages + errors, before dedup)
+    duplicates: int = 0  # copies of a message earlier in the same chunk
     deleted: int = 0  # public-inbox deletions skipped
     bytes: int = 0
 
@@ -168,18 +175,23 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
 EXTRACTORS = ("results", "hardware", "statements")
 
 
-def run_chunk(chunk: Chunk, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResult:
-    """Parse every message of one chunk and run the ``extract``-ors named on its bodies."""
-    from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table
+def run_chunk(chunk: Chunk, sink: Sink, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResult:
+    """Parse every message of one chunk, run the ``extract``-ors named on its bodies
+    and stage the tables in the store of ``sink``."""
+    from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table, stage
     res = ChunkResult()
     records: list[MessageRecord] = []
+    seen: set[str] = set()
 
     def add(item: MessageRecord | ErrorRecord) -> None:
         res.raw += 1
-        if isinstance(item, MessageRecord):
-            records.append(item)
-        else:
+        if isinstance(item, ErrorRecord):
             res.errors.append(item)
+        elif item.uid in seen:
+            res.duplicates += 1  # first copy wins, as in a serial run
+        else:
+            seen.add(item.uid)
+            records.append(item)
 
     if isinstance(chunk, MboxRange):
         _run_range(chunk, add, res)
@@ -201,13 +213,17 @@ def run_chunk(chunk: Chunk, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResul
         for path, kind in chunk.files:
             add(_parse_file(path, kind))
             res.bytes += os.path.getsize(path)
-    res.messages = messages_table(records, [patch_facts(r.body) for r in records])
-    res.results = rows_table(RESULTS, records, [
-        extract_results(r.body) if "results" in extract else [] for r in records])
-    res.hardware = rows_table(HARDWARE, records, [
-        extract_hardware(r.body) if "hardware" in extract else [] for r in records])
-    res.statements = rows_table(STATEMENTS, records, [
-        extract_statements(r.body) if "statements" in extract else [] for r in records])
+    res.uids = [r.uid for r in records]
+    res.defects = {r.uid: list(r.defects) for r in records if r.defects}
+    res.parts = stage(sink.store, sink.run, {
+        "messages": messages_table(records, [patch_facts(r.body) for r in records]),
+        "results": rows_table(RESULTS, records, [
+            extract_results(r.body) if "results" in extract else [] for r in records]),
+        "hardware": rows_table(HARDWARE, records, [
+            extract_hardware(r.body) if "hardware" in extract else [] for r in records]),
+        "statements": rows_table(STATEMENTS, records, [
+            extract_statements(r.body) if "statements" in extract else [] for r in records]),
+    })
     return res
 
 
