@@ -18,7 +18,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from mlx.engine import local
+from mlx.engine import Engine, local
+from mlx.engine import dask as dask_engine
 from mlx.errors import MlxError
 from mlx.ingest import gitinbox
 from mlx.ingest.chunks import (
@@ -38,7 +39,7 @@ from mlx.ingest.chunks import (
 from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
-from mlx.link import LINKS, PATCHES, REPORTS, THREADS, link
+from mlx.link import LINKS, PATCHES, REPORTS, THREADS, link_store
 from mlx.store import (
     ERRORS,
     HARDWARE,
@@ -215,11 +216,7 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     if engine not in ("local", "dask"):
         raise MlxError(f"unknown engine {engine!r}; use --engine local or --engine dask")
     if engine == "dask":
-        from mlx.engine import dask as dask_engine
-        try:  # fail before any work when dask is missing
-            import distributed  # noqa: F401
-        except ImportError as exc:
-            raise MlxError(dask_engine.INSTALL_HINT) from exc
+        dask_engine.check_installed()  # fail before any work when dask is missing
     extractors = EXTRACTORS if extract is True else tuple(extract or ())
     unknown = set(extractors) - set(EXTRACTORS)
     if unknown:
@@ -227,6 +224,9 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     started = time.perf_counter()
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)
+    n_workers = workers or local.default_workers()
+    if n_workers > 1 and st.fs.protocol in ("memory", ("memory",)):
+        raise MlxError(f"{store}: a memory:// store lives in one process; use --workers 1")
     report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
     uids = st.stored_uids()
     old_errors = _error_keys(st.read("errors", ERRORS))
@@ -234,22 +234,21 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     pending: deque[_Pending] = deque()
     planner = _Planner(sources, st.manifest, report, pending)
     taker = _Taker(st, uids, old_errors, report)
-    n_workers = workers or local.default_workers()
     fn = partial(run_chunk, sink=Sink(store, st.run), extract=extractors)
-    if engine == "dask":
-        runs = dask_engine.run(planner.chunks(), n_workers, fn, scheduler)
-    else:
-        runs = local.run(planner.chunks(), n_workers, fn)
-    try:
-        for _chunk, res in runs:
-            taker.take(res)
-            taker.settle(pending.popleft().entries)
-            if progress:
-                progress(res.raw)
-    finally:
-        st.clear_staging()
-    if report.stored or st.read_link("messages") is None:
-        report.linked = link(st)
+    eng: Engine = (dask_engine.DaskEngine(n_workers, scheduler) if engine == "dask"
+                   else local.LocalEngine(n_workers))
+    with eng:
+        try:
+            for _chunk, res in eng.map(fn, planner.chunks()):
+                taker.take(res)
+                taker.settle(pending.popleft().entries)
+                if progress:
+                    progress(res.raw)
+            taker.flush()
+        finally:
+            st.clear_staging()
+        if report.stored or st.read_link("messages") is None:
+            report.linked = eng.call(link_store, store)  # on a worker: the driver stays small
     report.elapsed = time.perf_counter() - started
     st.manifest.setdefault("runs", []).append({
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
@@ -313,13 +312,15 @@ class _Taker:
 
     def settle(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
         """Record sources whose every chunk is taken, once their error rows are written."""
-        if not entries:
-            return
+        if entries:
+            self.flush()
+            self.st.manifest["sources"].update(entries)
+            self.st.save_manifest()
+
+    def flush(self) -> None:
         if self.errors:
             self.st.write("errors", errors_table(self.errors))
             self.errors = []
-        self.st.manifest["sources"].update(entries)
-        self.st.save_manifest()
 
 
 class Archive:

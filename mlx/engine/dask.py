@@ -5,46 +5,65 @@ and ``dask worker`` on the machines, the archives and the store on shared
 storage); without one it starts a LocalCluster of ``workers`` single-threaded
 processes.  Results come back in submission order with a bounded number of
 chunks in flight, exactly as from the local engine, so both produce the same
-tables.
+tables.  The link pass runs as one task on a worker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from mlx.engine import in_order
 from mlx.errors import MlxError
 from mlx.ingest.chunks import Chunk, ChunkResult
 
+T = TypeVar("T")
 INSTALL_HINT = ("the dask engine needs dask.distributed; install it with "
                 "pip install 'mlx-mailarchive[dask]'")
 
 
-def _client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
+def check_installed() -> None:
     try:
-        from distributed import Client, LocalCluster
+        import distributed  # noqa: F401
     except ImportError as exc:
         raise MlxError(INSTALL_HINT) from exc
-    if scheduler:
-        try:
-            return Client(scheduler, timeout="20s"), None
-        except OSError as exc:
-            raise MlxError(f"cannot reach the dask scheduler at {scheduler} ({exc}); start it "
-                           f"with `dask scheduler` or leave --scheduler out for a local "
-                           f"cluster") from exc
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
-    return Client(cluster), cluster
 
 
-def run(chunks: Iterable[Chunk], workers: int, fn: Callable[[Chunk], ChunkResult],
-        scheduler: str | None = None) -> Iterator[tuple[Chunk, ChunkResult]]:
-    client, cluster = _client(workers, scheduler)
-    try:
-        width = 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
-        yield from in_order(chunks, lambda chunk: client.submit(fn, chunk, pure=False), width)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+class DaskEngine:
+    def __init__(self, workers: int, scheduler: str | None = None) -> None:
+        self.workers = workers
+        self.scheduler = scheduler
+        self.client: Any = None
+        self.cluster: Any = None
+
+    def __enter__(self) -> DaskEngine:
+        check_installed()
+        from distributed import Client, LocalCluster
+        if self.scheduler:
+            try:
+                self.client = Client(self.scheduler, timeout="20s")
+            except OSError as exc:
+                raise MlxError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
+                               f"start it with `dask scheduler` or leave --scheduler out for "
+                               f"a local cluster") from exc
+        else:
+            self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def map(self, fn: Callable[[Chunk], ChunkResult],
+            chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, ChunkResult]]:
+        n = len(self.client.scheduler_info().get("workers", {})) or self.workers
+        client = self.client
+        yield from in_order(chunks, lambda chunk: client.submit(fn, chunk, pure=False), 2 * n)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        result: T = self.client.submit(fn, *args, pure=False).result()
+        return result

@@ -10,9 +10,12 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
 
 from mlx.engine import in_order
 from mlx.ingest.chunks import Chunk, ChunkResult
+
+T = TypeVar("T")
 
 
 def default_workers() -> int:
@@ -20,16 +23,37 @@ def default_workers() -> int:
                else (os.cpu_count() or 1))
 
 
-def run(chunks: Iterable[Chunk], workers: int,
-        fn: Callable[[Chunk], ChunkResult]) -> Iterator[tuple[Chunk, ChunkResult]]:
-    """``fn`` (picklable: a partial of ``run_chunk``) over every chunk, in order."""
-    if workers <= 1:
-        for chunk in chunks:
-            yield chunk, fn(chunk)
-        return
-    # fork: no re-import of the caller's __main__ (scripts without a main guard,
-    # notebooks) and no start-up cost; spawn where fork does not exist
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        yield from in_order(chunks, lambda chunk: pool.submit(fn, chunk), 2 * workers)
+class LocalEngine:
+    """``workers`` processes forked from the driver; none (in-process) for one worker."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> LocalEngine:
+        if self.workers > 1:
+            # fork: no re-import of the caller's __main__ (scripts without a main
+            # guard, notebooks) and no start-up cost; spawn where fork does not exist
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def map(self, fn: Callable[[Chunk], ChunkResult],
+            chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, ChunkResult]]:
+        """``fn`` (picklable: a partial of ``run_chunk``) over every chunk, in order."""
+        if self.pool is None:
+            for chunk in chunks:
+                yield chunk, fn(chunk)
+            return
+        pool = self.pool
+        yield from in_order(chunks, lambda chunk: pool.submit(fn, chunk), 2 * self.workers)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.pool is None:
+            return fn(*args)
+        return self.pool.submit(fn, *args).result()

@@ -54,6 +54,11 @@ def _stamp(sec: float) -> Any:
     return dt.datetime.fromtimestamp(sec, dt.timezone.utc)
 
 
+def link_store(path: str) -> dict[str, int]:
+    """``link`` on the store at ``path``: a task an engine can run on a worker."""
+    return link(Store(path))
+
+
 def link(st: Store) -> dict[str, int]:
     """Recompute threads and patches for the whole store; counts for the summary."""
     cols = st.read("messages", MESSAGES, HEADER_COLUMNS).to_pydict()
