@@ -15,7 +15,7 @@ import random
 import sys
 import time
 
-from mlx.link.threads import ThreadInput, thread
+from mlx.link.threads import ThreadInput, thread, thread_refs
 
 
 def synthetic(n: int, seed: int = 1) -> ThreadInput:
@@ -45,7 +45,8 @@ def synthetic(n: int, seed: int = 1) -> ThreadInput:
     # a few loops: a message whose parent names it back
     for k in range(0, n - 1, max(1, n // 50)):
         irt[k] = [mid[k + 1]]
-    return ThreadInput(uid, mid, date, irt, refs, addrs)
+    return ThreadInput(uid, mid, date, [thread_refs(i, r, m, a) for i, r, m, a
+                                        in zip(irt, refs, mid, addrs, strict=True)])
 
 
 def main() -> None:

@@ -51,6 +51,8 @@ MESSAGES = pa.schema([
     ("subject", pa.string()),
     ("in_reply_to", pa.list_(pa.string())),
     ("references", pa.list_(pa.string())),
+    # the ids threading follows, parent last (mlx.link.threads.thread_refs)
+    ("thread_refs", pa.list_(pa.string())),
     ("list_id", pa.string()),
     ("body", pa.string()),
     ("source", pa.string()),
@@ -111,10 +113,13 @@ ERRORS = pa.schema([
 ])
 
 
-def messages_table(records: list[MessageRecord], facts: list[PatchFacts]) -> pa.Table:
-    """Rows of ``messages``: each record with the patch facts of its body."""
+def messages_table(records: list[MessageRecord], facts: list[PatchFacts],
+                   refs: list[list[str]]) -> pa.Table:
+    """Rows of ``messages``: each record with the patch facts of its body and its
+    ``thread_refs``."""
     cols: dict[str, list[Any]] = {name: [] for name in MESSAGES.names}
-    fields = [n for n in MESSAGES.names if n not in FACT_COLUMNS]
+    cols["thread_refs"] = refs
+    fields = [n for n in MESSAGES.names if n not in FACT_COLUMNS and n != "thread_refs"]
     for rec, fact in zip(records, facts, strict=True):
         for name in fields:
             value = getattr(rec, name)

@@ -5,7 +5,7 @@ import pytest
 
 import mlx
 from mlx.link.patches import patch_key
-from mlx.link.threads import ThreadInput, choose_parent, thread
+from mlx.link.threads import ThreadInput, choose_parent, thread, thread_refs
 
 DATA = Path(__file__).resolve().parent / "data" / "threads"
 
@@ -151,6 +151,32 @@ def test_choose_parent(irt, refs, own, addrs, parent) -> None:
 
 def test_thread_cycle_of_ghost_references() -> None:
     # References that make a ghost chain loop (a -> b -> a) terminate
-    out = thread(ThreadInput(["u1", "u2"], ["m1", "m2"], [1.0, 2.0],
-                             [["b"], ["a"]], [["a", "b"], ["b", "a"]], [set(), set()]))
+    refs = [thread_refs(["b"], ["a", "b"], "m1", set()),
+            thread_refs(["a"], ["b", "a"], "m2", set())]
+    assert refs == [["a", "b"], ["b", "a"]]
+    out = thread(ThreadInput(["u1", "u2"], ["m1", "m2"], [1.0, 2.0], refs))
     assert len(set(out.thread_id)) == 1
+
+
+@pytest.mark.parametrize("irt, refs, chain", [
+    (["p@x"], ["r@x", "p@x"], ["r@x", "p@x"]),
+    # In-Reply-To names a parent References lacks: it goes last
+    (["p@x"], ["r@x"], ["r@x", "p@x"]),
+    (["y"], [], []),
+])
+def test_thread_refs_end_with_the_parent(irt, refs, chain) -> None:
+    assert thread_refs(irt, refs, "m@x", set()) == chain
+
+
+def test_parts_stored_before_thread_refs_are_threaded_from_headers(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+    new = load(tmp_path, "series-out-of-order.mbox")
+    for part in (tmp_path / "s" / "messages").glob("*.parquet"):
+        table = pq.read_table(part)
+        pq.write_table(table.drop_columns(["thread_refs"]), part)
+    from mlx.link import link
+    from mlx.store import Store
+    link(Store(str(tmp_path / "s")))
+    old = mlx.load(str(tmp_path / "s"))
+    cols = ["message_id", "parent_id", "depth", "thread_id", "patch_id"]
+    pd.testing.assert_frame_equal(old.messages[cols], new.messages[cols])

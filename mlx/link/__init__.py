@@ -11,15 +11,16 @@ import math
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from mlx.link.patches import Row, link_patches
-from mlx.link.threads import ThreadInput, ThreadOutput, thread
+from mlx.link.threads import ThreadInput, ThreadOutput, thread, thread_refs
 from mlx.store import MESSAGES, TRAILER, Store
 
-HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "to", "cc",
-                  "in_reply_to", "references", "has_diff", "diff_files", "diff_insertions",
-                  "diff_deletions", "diffstat_files", "diffstat_insertions",
-                  "diffstat_deletions", "trailers", "commit_refs"]
+HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs",
+                  "has_diff", "diff_files", "diff_insertions", "diff_deletions",
+                  "diffstat_files", "diffstat_insertions", "diffstat_deletions", "trailers",
+                  "commit_refs"]
 
 LINKS = pa.schema([("uid", pa.string()), ("thread_id", pa.string()), ("parent_id", pa.string()),
                    ("parent_uid", pa.string()), ("depth", pa.int64()), ("patch_id", pa.string())])
@@ -43,10 +44,6 @@ REPORTS = pa.schema([("uid", pa.string()), ("message_id", pa.string()), ("commit
                      ("verdict", pa.string()), ("tree", pa.string()), ("title", pa.string())])
 
 
-def _seconds(ts: Any) -> float:
-    return ts.timestamp() if ts is not None else math.nan
-
-
 def _stamp(sec: float) -> Any:
     import datetime as dt
     if sec != sec or math.isinf(sec):
@@ -61,13 +58,15 @@ def link_store(path: str) -> dict[str, int]:
 
 def link(st: Store) -> dict[str, int]:
     """Recompute threads and patches for the whole store; counts for the summary."""
-    cols = st.read("messages", MESSAGES, HEADER_COLUMNS).to_pydict()
+    table = st.read("messages", MESSAGES, HEADER_COLUMNS)
+    # POSIX seconds, NaN when unknown (without making a datetime per message)
+    dates = pc.divide(table.column("date").cast(pa.int64()).cast(pa.float64()), 1e6)
+    dates = pc.fill_null(dates, math.nan).to_pylist()
+    cols = table.drop_columns(["date"]).to_pydict()
     n = len(cols["uid"])
-    dates = [_seconds(d) for d in cols["date"]]
-    addrs = [{a.lower() for a in (f, *t, *c) if a}
-             for f, t, c in zip(cols["from_addr"], cols["to"], cols["cc"], strict=True)]
-    out = thread(ThreadInput(cols["uid"], cols["message_id"], dates, cols["in_reply_to"],
-                             cols["references"], addrs))
+    if None in cols["thread_refs"]:
+        _old_thread_refs(st, cols)
+    out = thread(ThreadInput(cols["uid"], cols["message_id"], dates, cols["thread_refs"]))
     rows = [Row(uid=cols["uid"][i], message_id=cols["message_id"][i],
                 subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
                 thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
@@ -88,6 +87,19 @@ def link(st: Store) -> dict[str, int]:
     return {"threads": len(out.threads), "patches": len(patches),
             "covers": sum(1 for p in patches if p["is_cover"]),
             "series": len({p["series_id"] for p in patches}), "reports": len(robots)}
+
+
+def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
+    """``thread_refs`` of messages stored before the column existed, from their headers."""
+    old = st.read("messages", MESSAGES, ["from_addr", "to", "cc", "in_reply_to", "references"])
+    for i, refs in enumerate(cols["thread_refs"]):
+        if refs is None:
+            row = {k: old.column(k)[i].as_py() for k in old.column_names}
+            addrs = {a.lower() for a in (row["from_addr"], *(row["to"] or ()),
+                                         *(row["cc"] or ())) if a}
+            cols["thread_refs"][i] = thread_refs(row["in_reply_to"] or [],
+                                                 row["references"] or [],
+                                                 cols["message_id"][i], addrs)
 
 
 def _facts(cols: dict[str, list[Any]], i: int) -> dict[str, Any]:

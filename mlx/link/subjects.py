@@ -12,7 +12,7 @@ Which values were seen and which defaulted is recorded (``version_seen``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 # Re: / RE: / Aw: / AW: / SV: / VS: / Antw: / Fwd: / Fw: / TR: / Re[2]: / Re(2):
@@ -92,6 +92,9 @@ def _tokens(group: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def parse_subject(subject: str | None) -> Subject:
     raw = " ".join((subject or "").split())
+    if (m := REPLY.match(raw)) and raw[m.end():]:
+        # "Re: <subject>": the parse of the subject replied to (cached), as a reply
+        return replace(parse_subject(raw[m.end():]), raw=raw, is_reply=True)
     title, groups, reply = _strip_prefixes(raw)
     values: dict = {"is_reply": reply, "prefixes": groups}
     is_patch = False

@@ -25,14 +25,12 @@ NO_DATE = float("inf")
 
 @dataclass(frozen=True)
 class ThreadInput:
-    """The header columns threading reads, one list per column."""
+    """The columns threading reads, one list per column."""
 
     uid: Sequence[str]
     message_id: Sequence[str | None]
     date: Sequence[float]  # POSIX seconds, NaN/inf when unknown
-    in_reply_to: Sequence[Sequence[str]]
-    references: Sequence[Sequence[str]]
-    addresses: Sequence[set[str]]  # From/To/Cc of each message, lowercased
+    refs: Sequence[Sequence[str]]  # ``thread_refs`` of each message: parent last
 
 
 @dataclass(frozen=True)
@@ -64,6 +62,18 @@ def choose_parent(irt: Sequence[str], refs: Sequence[str], own: str | None,
     return irt_ids[0] if irt_ids else None
 
 
+def thread_refs(irt: Sequence[str], refs: Sequence[str], own: str | None,
+                addrs: set[str]) -> list[str]:
+    """The ids threading follows, oldest first, the chosen parent last.
+
+    Computed per message by the workers at ingest (the ``thread_refs`` column),
+    so the global pass reads one short list per message.
+    """
+    p = choose_parent(irt, refs, own, addrs)
+    chain = _clean(refs, own, addrs)
+    return chain if not p or (chain and chain[-1] == p) else chain + [p]
+
+
 def thread(inp: ThreadInput) -> ThreadOutput:
     n = len(inp.uid)
     key_date = [(d if d == d else NO_DATE, u) for d, u in zip(inp.date, inp.uid, strict=True)]
@@ -78,14 +88,12 @@ def thread(inp: ThreadInput) -> ThreadOutput:
     parent: dict[object, object] = {}
     parent_id: list[str | None] = [None] * n
     for i in order:
-        own = inp.message_id[i]
-        refs = _clean(inp.references[i], own, inp.addresses[i])
-        p = choose_parent(inp.in_reply_to[i], inp.references[i], own, inp.addresses[i])
-        parent_id[i] = p
-        if p is not None:
-            parent[i] = first[p] if p in first and first[p] != i else GHOST + p
+        chain = inp.refs[i]
+        if not chain:
+            continue
+        p = parent_id[i] = chain[-1]
+        parent[i] = first[p] if p in first and first[p] != i else GHOST + p
         # the References chain gives ghosts their parents (first message wins)
-        chain = refs if not p or (refs and refs[-1] == p) else refs + [p]
         for a, b in zip(chain, chain[1:], strict=False):
             if b not in first and a != b and GHOST + b not in parent:
                 parent[GHOST + b] = first[a] if a in first else GHOST + a
