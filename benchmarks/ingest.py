@@ -1,6 +1,7 @@
 """Ingest speed and memory, side by side in one run (the machine is noisy).
 
     python benchmarks/ingest.py ../shared/corpus/lists/netfilter-devel.mbox.xz
+    python benchmarks/ingest.py ARCHIVE --engine local,dask --workers 1,2
 
 Times on the same plain mbox (a compressed archive is decompressed once to a
 temp file first, so all three read the same bytes):
@@ -16,11 +17,20 @@ and prints messages/s of each, the ratios (b)/(a) and (b)/(c), and the peak
 RSS of (b) summed over its process tree.  Targets: (b) >= 6x (a), >= 2x (c),
 peak RSS < 1 GiB.  Perceval is looked up as ``--perceval`` or on PATH
 (``pip install perceval``, best in a venv of its own); without it (c) is skipped.
+
+With ``--engine`` it measures scaling instead: messages/s of the default job for
+each engine and worker count, the parallel efficiency (most workers over one;
+target for 2 workers >= 1.7x), how the time splits (start-up until the first
+chunk, chunks, the link pass), and the driver's peak RSS alone and with its
+workers.  Then, for the first engine and the most workers, the driver's peak RSS
+on the first half of the archive and on all of it, per message: flat means the
+per-message figure halves when the archive doubles.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import mailbox
 import os
@@ -85,23 +95,113 @@ def run_watched(cmd: list[str], stdout: int | None = None) -> tuple[float, int, 
     return time.perf_counter() - t, peak, err.decode(errors="replace")
 
 
+DRIVER = """
+import json, sys, time, mlx
+t = time.perf_counter()
+first = []
+def progress(n):
+    first or first.append(time.perf_counter() - t)
+r = mlx.ingest([sys.argv[1]], store=sys.argv[2], workers=int(sys.argv[3]), engine=sys.argv[4],
+               progress=progress)
+print(json.dumps({"raw": r.raw, "secs": time.perf_counter() - t, "first": first[0],
+                  "link": r.link_elapsed}))
+"""
+
+
+def run_driver(path: str, store: str, workers: int, engine: str) -> dict[str, float]:
+    """One ingest in a fresh process: its report, and peak RSS of the driver and tree."""
+    cmd = [sys.executable, "-c", DRIVER, path, store, str(workers), engine]
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ps = psutil.Process(proc.pid)
+    driver = tree = 0
+    while proc.poll() is None:
+        try:
+            own = ps.memory_info().rss
+            kids = sum(c.memory_info().rss for c in ps.children(recursive=True))
+        except psutil.Error:
+            own = kids = 0
+        driver, tree = max(driver, own), max(tree, own + kids)
+        time.sleep(0.05)
+    out, err = proc.communicate()
+    if proc.returncode:
+        sys.exit(f"ingest failed: {err.decode(errors='replace')[-800:]}")
+    shutil.rmtree(store, ignore_errors=True)
+    res = json.loads(out.decode().strip().splitlines()[-1])
+    res.update(wall=time.perf_counter() - t, driver=driver / 2**20, tree=tree / 2**20)
+    return res
+
+
+def first_half(plain: str, tmp: str) -> str:
+    """The messages of the first half of ``plain`` (cut at a From_ line), streamed."""
+    half = os.path.join(tmp, "half.mbox")
+    size = os.path.getsize(plain)
+    with open(plain, "rb") as src, open(half, "wb") as dst:
+        src.seek(size // 2)
+        src.readline()
+        while (line := src.readline()) and not line.startswith(b"From "):
+            pass
+        cut = src.tell() - len(line)
+        src.seek(0)
+        while cut > 0 and (block := src.read(min(cut, 1 << 20))):
+            dst.write(block)
+            cut -= len(block)
+    return half
+
+
+def scale(plain: str, engines: list[str], workers: list[int], tmp: str) -> None:
+    for engine in engines:
+        rates = {}
+        for n in workers:
+            r = run_driver(plain, os.path.join(tmp, f"s-{engine}-{n}"), n, engine)
+            rates[n] = r["raw"] / r["secs"]
+            chunks = r["secs"] - r["first"] - r["link"]
+            print(f"{engine:5} {n} worker(s): {r['raw']} msgs {r['secs']:6.1f}s "
+                  f"{rates[n]:6.0f} msg/s  (first chunk {r['first']:.1f}s, chunks "
+                  f"{chunks:.1f}s, link {r['link']:.1f}s)  peak RSS driver {r['driver']:.0f} "
+                  f"MiB, with workers {r['tree']:.0f} MiB", flush=True)
+        lo, hi = min(workers), max(workers)
+        if hi > lo:
+            gain = rates[hi] / rates[lo]
+            print(f"{engine:5} {hi} workers / {lo}: {gain:.2f}x  (parallel efficiency "
+                  f"{gain / (hi / lo):.0%}; target for 2 workers >= 1.7x)", flush=True)
+    half = first_half(plain, tmp)
+    sizes = []
+    for path in (half, plain):
+        r = run_driver(path, os.path.join(tmp, "s-mem"), max(workers), engines[0])
+        sizes.append((r["raw"], r["driver"], r["tree"]))
+    print(f"driver peak RSS ({engines[0]}, {max(workers)} workers): " + ", ".join(
+        f"{mib:.0f} MiB for {n} msgs ({mib * 1024 / n:.1f} KiB/msg; with workers "
+        f"{tree:.0f} MiB)" for n, mib, tree in sizes))
+    (n1, m1, _), (n2, m2, _) = sizes
+    print(f"driver growth: {(m2 - m1) * 1024 / (n2 - n1):.2f} KiB per added message")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("archive")
     ap.add_argument("--naive-limit", type=int, default=None,
                     help="stop the naive loop after N messages (its rate is what is compared)")
     ap.add_argument("--perceval", default=shutil.which("perceval"))
-    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--engine", default=None,
+                    help="measure scaling of these engines instead: local, dask or local,dask")
+    ap.add_argument("--workers", default=None,
+                    help="worker counts, e.g. 1,2 (with --engine; default 1,2) or one count "
+                         "for (b)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         plain = decompress(args.archive, tmp)
         size = os.path.getsize(plain)
         print(f"archive: {args.archive} ({size / 2**20:.0f} MiB plain)", flush=True)
+        if args.engine:
+            counts = [int(w) for w in (args.workers or "1,2").split(",")]
+            scale(plain, args.engine.split(","), counts, tmp)
+            return
 
         store = os.path.join(tmp, "store")
         cmd = [sys.executable, "-m", "mlx.cli", "ingest", plain, "--store", store]
         if args.workers:
-            cmd += ["--workers", str(args.workers)]
+            cmd += ["--workers", args.workers]
         secs_x, _, _ = run_watched(cmd[:-1] + [store + "-x", "--no-extract"])
         print(f"(b') mlx ingest --no-extract: {secs_x:7.1f}s", flush=True)
         secs_r, _, _ = run_watched(cmd[:-1] + [store + "-r", "--extract", "results"])

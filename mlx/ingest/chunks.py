@@ -30,7 +30,7 @@ from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read
 from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
 from mlx.link.threads import thread_refs
 
-RANGE_BYTES = 16 << 20  # bytes of plain mbox per chunk
+RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
 BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
 FILES_PER_GROUP = 200
 
