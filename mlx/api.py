@@ -237,7 +237,9 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     pending: deque[_Pending] = deque()
     planner = _Planner(sources, st.manifest, report, pending)
     taker = _Taker(st, uids, old_errors, report)
-    fn = partial(run_chunk, sink=Sink(store, st.run), extract=extractors)
+    # workers on other machines resolve a relative path against their own cwd
+    where = store if "://" in store else os.path.abspath(store)
+    fn = partial(run_chunk, sink=Sink(where, st.run), extract=extractors)
     eng: Engine = (dask_engine.DaskEngine(n_workers, scheduler) if engine == "dask"
                    else local.LocalEngine(n_workers))
     with eng:
@@ -252,7 +254,7 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
             st.clear_staging()
         if report.stored or st.read_link("messages") is None:
             linking = time.perf_counter()
-            report.linked = eng.call(link_store, store)  # on a worker: the driver stays small
+            report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
             report.link_elapsed = time.perf_counter() - linking
     report.elapsed = time.perf_counter() - started
     st.manifest.setdefault("runs", []).append({
