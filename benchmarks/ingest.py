@@ -108,9 +108,26 @@ print(json.dumps({"raw": r.raw, "secs": time.perf_counter() - t, "first": first[
 """
 
 
-def run_driver(path: str, store: str, workers: int, engine: str) -> dict[str, float]:
+LINK = """
+import json, sys, time
+t = time.perf_counter()
+from mlx.link import link_store
+link_store(sys.argv[1])
+print(json.dumps({"secs": time.perf_counter() - t}))
+"""
+
+
+def run_driver(path: str, store: str, workers: int, engine: str,
+               keep: bool = False) -> dict[str, float]:
     """One ingest in a fresh process: its report, and peak RSS of the driver and tree."""
-    cmd = [sys.executable, "-c", DRIVER, path, store, str(workers), engine]
+    res = watch([sys.executable, "-c", DRIVER, path, store, str(workers), engine])
+    if not keep:
+        shutil.rmtree(store, ignore_errors=True)
+    return res
+
+
+def watch(cmd: list[str]) -> dict[str, float]:
+    """Run ``cmd``; the JSON of its last stdout line, wall time, peak RSS of it and its tree."""
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ps = psutil.Process(proc.pid)
@@ -125,8 +142,7 @@ def run_driver(path: str, store: str, workers: int, engine: str) -> dict[str, fl
         time.sleep(0.05)
     out, err = proc.communicate()
     if proc.returncode:
-        sys.exit(f"ingest failed: {err.decode(errors='replace')[-800:]}")
-    shutil.rmtree(store, ignore_errors=True)
+        sys.exit(f"{cmd[-1]} failed: {err.decode(errors='replace')[-800:]}")
     res = json.loads(out.decode().strip().splitlines()[-1])
     res.update(wall=time.perf_counter() - t, driver=driver / 2**20, tree=tree / 2**20)
     return res
@@ -167,14 +183,20 @@ def scale(plain: str, engines: list[str], workers: list[int], tmp: str) -> None:
                   f"{gain / (hi / lo):.0%}; target for 2 workers >= 1.7x)", flush=True)
     half = first_half(plain, tmp)
     sizes = []
-    for path in (half, plain):
-        r = run_driver(path, os.path.join(tmp, "s-mem"), max(workers), engines[0])
-        sizes.append((r["raw"], r["driver"], r["tree"]))
+    for i, path in enumerate((half, plain)):
+        store = os.path.join(tmp, f"s-mem-{i}")
+        r = run_driver(path, store, max(workers), engines[0], keep=True)
+        link = watch([sys.executable, "-c", LINK, store])
+        shutil.rmtree(store, ignore_errors=True)
+        sizes.append((r["raw"], r["driver"], r["tree"], link["driver"], link["secs"]))
     print(f"driver peak RSS ({engines[0]}, {max(workers)} workers): " + ", ".join(
         f"{mib:.0f} MiB for {n} msgs ({mib * 1024 / n:.1f} KiB/msg; with workers "
-        f"{tree:.0f} MiB)" for n, mib, tree in sizes))
-    (n1, m1, _), (n2, m2, _) = sizes
+        f"{tree:.0f} MiB)" for n, mib, tree, _, _ in sizes))
+    (n1, m1, _, l1, s1), (n2, m2, _, l2, s2) = sizes
     print(f"driver growth: {(m2 - m1) * 1024 / (n2 - n1):.2f} KiB per added message")
+    print(f"link pass alone (a process of its own): {l1:.0f} MiB, {s1:.1f}s for {n1} msgs; "
+          f"{l2:.0f} MiB, {s2:.1f}s for {n2} msgs: {(l2 - l1) * 1024 / (n2 - n1):.1f} KiB and "
+          f"{(s2 - s1) * 1e6 / (n2 - n1):.0f} us per added message")
 
 
 def main() -> None:
