@@ -19,7 +19,9 @@ peak RSS < 1 GiB.  Perceval is looked up as ``--perceval`` or on PATH
 (``pip install perceval``, best in a venv of its own); without it (c) is skipped.
 
 With ``--engine`` it measures scaling instead: messages/s of the default job for
-each engine and worker count, the parallel efficiency (most workers over one;
+each engine (``local``; ``dask``, where mlx starts a LocalCluster inside the
+timing; ``dask-cluster``, a cluster already running, as on real machines) and
+worker count, the parallel efficiency (most workers over one;
 target for 2 workers >= 1.7x), how the time splits (start-up until the first
 chunk, chunks, the link pass), and the driver's peak RSS alone and with its
 workers.  Then, for the first engine and the most workers, the driver's peak RSS
@@ -102,7 +104,7 @@ first = []
 def progress(n):
     first or first.append(time.perf_counter() - t)
 r = mlx.ingest([sys.argv[1]], store=sys.argv[2], workers=int(sys.argv[3]), engine=sys.argv[4],
-               progress=progress)
+               scheduler=sys.argv[5] or None, progress=progress)
 print(json.dumps({"raw": r.raw, "secs": time.perf_counter() - t, "first": first[0],
                   "link": r.link_elapsed}))
 """
@@ -119,8 +121,24 @@ print(json.dumps({"secs": time.perf_counter() - t}))
 
 def run_driver(path: str, store: str, workers: int, engine: str,
                keep: bool = False) -> dict[str, float]:
-    """One ingest in a fresh process: its report, and peak RSS of the driver and tree."""
-    res = watch([sys.executable, "-c", DRIVER, path, store, str(workers), engine])
+    """One ingest in a fresh process: its report, and peak RSS of the driver and tree.
+
+    ``dask-cluster`` is the Dask engine on a cluster already running (started
+    and warmed here, outside the timing), as on a real cluster.
+    """
+    if engine == "dask-cluster":
+        from distributed import LocalCluster
+        with LocalCluster(n_workers=workers, threads_per_worker=1,
+                          dashboard_address=None) as cluster:
+            address = cluster.scheduler_address
+            warm = [sys.executable, "-m", "mlx.cli", "ingest", "-q", "--engine", "dask",
+                    "--scheduler", address, "--store", store + "-warm", "data"]
+            subprocess.run(warm, check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+            shutil.rmtree(store + "-warm", ignore_errors=True)
+            res = watch([sys.executable, "-c", DRIVER, path, store, str(workers), "dask",
+                         address])
+    else:
+        res = watch([sys.executable, "-c", DRIVER, path, store, str(workers), engine, ""])
     if not keep:
         shutil.rmtree(store, ignore_errors=True)
     return res
@@ -206,7 +224,8 @@ def main() -> None:
                     help="stop the naive loop after N messages (its rate is what is compared)")
     ap.add_argument("--perceval", default=shutil.which("perceval"))
     ap.add_argument("--engine", default=None,
-                    help="measure scaling of these engines instead: local, dask or local,dask")
+                    help="measure scaling of these engines instead: local, dask (mlx starts "
+                         "a LocalCluster, timed), dask-cluster (a running one), comma-separated")
     ap.add_argument("--workers", default=None,
                     help="worker counts, e.g. 1,2 (with --engine; default 1,2) or one count "
                          "for (b)")
