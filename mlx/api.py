@@ -242,20 +242,20 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     fn = partial(run_chunk, sink=Sink(where, st.run), extract=extractors)
     eng: Engine = (dask_engine.DaskEngine(n_workers, scheduler) if engine == "dask"
                    else local.LocalEngine(n_workers))
-    with eng:
-        try:
+    try:
+        with eng:
             for _chunk, res in eng.map(fn, planner.chunks()):
                 taker.take(res)
                 taker.settle(pending.popleft().entries)
                 if progress:
                     progress(res.raw)
             taker.flush()
-        finally:
-            st.clear_staging()
-        if report.stored or st.read_link("messages") is None:
-            linking = time.perf_counter()
-            report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
-            report.link_elapsed = time.perf_counter() - linking
+            if report.stored or st.read_link("messages") is None:
+                linking = time.perf_counter()
+                report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
+                report.link_elapsed = time.perf_counter() - linking
+    finally:
+        st.clear_staging()  # after the engine stopped: no task still writes there
     report.elapsed = time.perf_counter() - started
     st.manifest.setdefault("runs", []).append({
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),

@@ -14,15 +14,13 @@ from mlx.ingest.chunks import plan_mbox
 
 pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parent.parent
-TABLES = ("messages", "results", "hardware", "patches", "threads")
+TABLES = ("messages", "errors", "results", "hardware", "statements", "patches", "threads",
+          "reports", "claims")
 
 
 def _frame(archive: mlx.Archive, name: str) -> pd.DataFrame:
-    df = getattr(archive, name)
-    key = [c for c in ("uid", "line_no", "kind", "text", "patch_id", "thread_id", "value")
-           if c in df.columns]
-    as_text = df.astype(str)
-    return as_text.sort_values(key).reset_index(drop=True)
+    as_text = getattr(archive, name).astype(str)
+    return as_text.sort_values(list(as_text.columns)).reset_index(drop=True)
 
 
 @pytest.mark.parametrize("paths", [
