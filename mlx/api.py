@@ -228,17 +228,18 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)
     n_workers = workers or local.default_workers()
-    if n_workers > 1 and st.fs.protocol in ("memory", ("memory",)):
-        raise MlxError(f"{store}: a memory:// store lives in one process; use --workers 1")
+    if (n_workers > 1 or engine == "dask") and "memory" in st.fs.protocol:
+        raise MlxError(f"{store}: a memory:// store lives in one process; use --workers 1 "
+                       f"with the local engine")
     report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
     uids = st.stored_uids()
     old_errors = _error_keys(st.read("errors", ERRORS))
-    st.clear_staging()  # parts a crashed run staged and never took
+    st.recover()  # what a crashed run left half done
     pending: deque[_Pending] = deque()
     planner = _Planner(sources, st.manifest, report, pending)
     taker = _Taker(st, uids, old_errors, report)
-    # workers on other machines resolve a relative path against their own cwd
-    where = store if "://" in store else os.path.abspath(store)
+    # workers on other machines would resolve a relative path (or ~) on their own
+    where = store if "://" in store else st.root
     fn = partial(run_chunk, sink=Sink(where, st.run), extract=extractors)
     eng: Engine = (dask_engine.DaskEngine(n_workers, scheduler) if engine == "dask"
                    else local.LocalEngine(n_workers))
@@ -250,10 +251,12 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
                 if progress:
                     progress(res.raw)
             taker.flush()
-            if report.stored or st.read_link("messages") is None:
+            if st.manifest.get("link_pending") or st.read_link("messages") is None:
+                st.save_manifest()  # the link task opens the store by its manifest
                 linking = time.perf_counter()
                 report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
                 report.link_elapsed = time.perf_counter() - linking
+                st.manifest["link_pending"] = False
     finally:
         st.clear_staging()  # after the engine stopped: no task still writes there
     report.elapsed = time.perf_counter() - started
@@ -291,7 +294,6 @@ class _Taker:
         report = self.report
         report.raw += res.raw
         report.deleted += res.deleted
-        report.duplicates += res.duplicates
         for err in res.errors:
             if (err.source, err.offset, err.commit) in self.old_errors:
                 report.already += 1
@@ -313,9 +315,18 @@ class _Taker:
         report.stored += len(kept)
         for uid in kept:
             report.defects.update(res.defects.get(uid, ()))
-        keep = None if len(kept) == len(res.uids) else pa.array(kept, pa.string())
-        for table, staged in res.parts.items():
-            self.st.take(table, staged, keep)
+        for uid in res.copies:  # dropped by the worker: a copy of a message before it
+            if uid in self.run_uids:
+                report.duplicates += 1
+            else:
+                report.already += 1
+        if res.parts:
+            if kept and not self.st.manifest.get("link_pending"):
+                # saved before the first part lands: a run that dies after it re-links
+                self.st.manifest["link_pending"] = True
+                self.st.save_manifest()
+            keep = None if len(kept) == len(res.uids) else pa.array(kept, pa.string())
+            self.st.take(res.parts, keep)
 
     def settle(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
         """Record sources whose every chunk is taken, once their error rows are written."""

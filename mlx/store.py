@@ -19,6 +19,7 @@ duplicated, by the next one.  Dask, Spark and DuckDB read the parts as they are.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Iterable
@@ -36,6 +37,7 @@ from mlx.ingest.parse import ErrorRecord, MessageRecord
 MANIFEST = "mlx-store.json"
 FORMAT = 1
 TABLES = ("messages", "errors", "results", "hardware", "statements")
+CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
 
 TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
 ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),
@@ -223,34 +225,55 @@ class Store:
                         .column("uid").to_pylist())
         return uids
 
-    def _next_part(self, table: str) -> str:
-        self._seq += 1
-        return self._at(table, f"part-{self.run}-{self._seq:05d}.parquet")
-
     def write(self, table: str, data: pa.Table) -> str | None:
+        """A part of the driver's own (error rows): ``part-<run>-e<seq>.parquet``."""
         if data.num_rows == 0:
             return None
         self.ensure()
-        final = self._next_part(table)
+        self._seq += 1
+        final = self._at(table, f"part-{self.run}-e{self._seq:06d}.parquet")
         write_parquet(self.fs, final, data)
         return final
 
-    def take(self, table: str, staged: str, keep: pa.Array | None = None) -> str | None:
-        """Move a staged part into place; with ``keep`` (uids), only those uids' rows."""
-        if keep is None:
-            self.ensure()
-            final = self._next_part(table)
-            self.fs.mv(staged, final)
-            return final
-        data = self.read_part(staged)
-        self.fs.rm(staged)
-        return self.write(table, data.filter(pc.is_in(data.column("uid"), value_set=keep)))
+    def take(self, staged: dict[str, str], keep: pa.Array | None = None) -> None:
+        """Move one chunk's staged parts into place as ``part-<run>-c<seq>.parquet``;
+        with ``keep`` (uids), rewrite them with only those uids' rows.
+
+        The messages part goes last: it is the commit point.  A crash before it
+        leaves extracted parts without their messages part, which ``recover``
+        removes; the chunk's messages are then not stored, and are read again.
+        """
+        self.ensure()
+        self._seq += 1
+        name = f"part-{self.run}-c{self._seq:06d}.parquet"
+        for table in sorted(staged, key=lambda t: t == "messages"):
+            final = self._at(table, name)
+            if keep is None:
+                self.fs.mv(staged[table], final)
+                continue
+            data = self.read_part(staged[table])
+            data = data.filter(pc.is_in(data.column("uid"), value_set=keep))
+            if data.num_rows:
+                write_parquet(self.fs, final, data)
+            self.fs.rm(staged[table])
+
+    def recover(self) -> None:
+        """Undo what a crashed run left half done: staged parts no run will take, and
+        extracted parts whose chunk's messages part was never moved into place."""
+        if self.fs.exists(self._at("staging")):
+            self.fs.rm(self._at("staging"), recursive=True)
+        committed = {p.rsplit("/", 1)[-1] for p in self.part_paths("messages")}
+        for table in ("results", "hardware", "statements"):
+            for part in self.part_paths(table):
+                name = part.rsplit("/", 1)[-1]
+                if CHUNK_PART.fullmatch(name) and name not in committed:
+                    self.fs.rm(part)
 
     def read_part(self, path: str, columns: list[str] | None = None) -> pa.Table:
         return pq.read_table(path, columns=columns, filesystem=self.fs)
 
     def clear_staging(self) -> None:
-        """Remove staged parts no run will take (one ingest at a time per store)."""
+        """Remove staged parts (after the engine stopped, no task writes there)."""
         if self.fs.exists(self._at("staging")):
             self.fs.rm(self._at("staging"), recursive=True)
 

@@ -202,3 +202,69 @@ def test_store_at_an_fsspec_url(tmp_path: Path, url: str) -> None:
                                       b.sort_values(key).reset_index(drop=True), obj=name)
     again = mlx.ingest([str(ROOT / "data")], store=url, workers=1)
     assert again.stored == 0 and again.unchanged > 0
+
+
+def test_a_crash_between_a_chunks_parts_loses_and_doubles_nothing(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    from mlx.store import Store
+    path = tmp_path / "a.mbox"
+    path.write_bytes(write_mboxrd([mail("1@x", IPERF_SUM), mail("2@x")]))
+    store = str(tmp_path / "s")
+    real_take = Store.take
+
+    def die_before_messages(self, staged, keep=None):  # type: ignore[no-untyped-def]
+        self.ensure()
+        self.fs.mv(staged["results"], self._at("results", f"part-{self.run}-c000001.parquet"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "take", die_before_messages)
+    with pytest.raises(KeyboardInterrupt):
+        mlx.ingest([str(path)], store=store, workers=1)
+    monkeypatch.setattr(Store, "take", real_take)
+    report = mlx.ingest([str(path)], store=store, workers=1)
+    assert (report.raw, report.stored) == (2, 2)
+    archive = mlx.load(store)
+    assert sorted(archive.messages.message_id) == ["1@x", "2@x"]
+    assert archive.results.message_id.tolist() == ["1@x"]
+
+
+def test_a_failed_link_pass_is_redone_by_the_next_run(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    store = str(tmp_path / "s")
+    mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("2@x")]))
+
+    def killed(path: str) -> dict[str, int]:
+        raise MemoryError("the worker running the link pass was killed")
+
+    monkeypatch.setattr("mlx.api.link_store", killed)
+    with pytest.raises(MemoryError):
+        mlx.ingest([str(tmp_path / "b.mbox")], store=store, workers=1)
+    monkeypatch.undo()
+    again = mlx.ingest([str(tmp_path / "b.mbox")], store=store, workers=1)
+    assert again.stored == 0 and again.linked["threads"] == 2
+    assert mlx.load(store).messages.thread_id.notna().all()
+
+
+def test_store_under_home(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    assert mlx.ingest([str(tmp_path / "a.mbox")], store="~/s", workers=1).stored == 1
+    assert len(mlx.load(str(tmp_path / "s")).messages) == 1
+
+
+def test_nothing_to_read_still_makes_a_store(tmp_path: Path) -> None:
+    import subprocess
+    epoch = tmp_path / "0.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(epoch)], check=True)
+    report = mlx.ingest([str(epoch)], store=str(tmp_path / "s"), workers=2)
+    assert report.raw == 0 and mlx.load(str(tmp_path / "s")).messages.empty
+
+
+def test_a_copy_of_a_stored_message_is_already_stored(tmp_path: Path) -> None:
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    store = str(tmp_path / "s")
+    mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("1@x"), mail("1@x")]))
+    report = mlx.ingest([str(tmp_path / "b.mbox")], store=store, workers=1)
+    assert (report.raw, report.already, report.duplicates) == (2, 2, 0)

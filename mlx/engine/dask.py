@@ -49,7 +49,11 @@ class DaskEngine:
         else:
             self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
-            self.client = Client(self.cluster)
+            try:
+                self.client = Client(self.cluster)
+            except BaseException:
+                self.cluster.close()
+                raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -80,7 +80,7 @@ class ChunkResult:
     defects: dict[str, list[str]] = field(default_factory=dict)  # uid -> codes, when any
     errors: list[ErrorRecord] = field(default_factory=list)
     raw: int = 0  # raw messages split (messages + errors, before dedup)
-    duplicates: int = 0  # copies of a message earlier in the same chunk
+    copies: list[str] = field(default_factory=list)  # uids of copies dropped in the chunk
     deleted: int = 0  # public-inbox deletions skipped
     bytes: int = 0
 
@@ -189,7 +189,7 @@ def run_chunk(chunk: Chunk, sink: Sink, extract: tuple[str, ...] = EXTRACTORS) -
         if isinstance(item, ErrorRecord):
             res.errors.append(item)
         elif item.uid in seen:
-            res.duplicates += 1  # first copy wins, as in a serial run
+            res.copies.append(item.uid)  # first copy wins, as in a serial run
         else:
             seen.add(item.uid)
             records.append(item)

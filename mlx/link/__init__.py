@@ -91,14 +91,14 @@ def link(st: Store) -> dict[str, int]:
 
 def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
     """``thread_refs`` of messages stored before the column existed, from their headers."""
-    old = st.read("messages", MESSAGES, ["from_addr", "to", "cc", "in_reply_to", "references"])
+    old = st.read("messages", MESSAGES, ["from_addr", "to", "cc", "in_reply_to",
+                                         "references"]).to_pydict()
     for i, refs in enumerate(cols["thread_refs"]):
         if refs is None:
-            row = {k: old.column(k)[i].as_py() for k in old.column_names}
-            addrs = {a.lower() for a in (row["from_addr"], *(row["to"] or ()),
-                                         *(row["cc"] or ())) if a}
-            cols["thread_refs"][i] = thread_refs(row["in_reply_to"] or [],
-                                                 row["references"] or [],
+            addrs = {a.lower() for a in (old["from_addr"][i], *(old["to"][i] or ()),
+                                         *(old["cc"][i] or ())) if a}
+            cols["thread_refs"][i] = thread_refs(old["in_reply_to"][i] or [],
+                                                 old["references"][i] or [],
                                                  cols["message_id"][i], addrs)
 
 
