@@ -47,8 +47,11 @@ class DaskEngine:
                                f"start it with `dask scheduler` or leave --scheduler out for "
                                f"a local cluster") from exc
         else:
+            # no per-worker share of RAM: chunk workers stay small by design, and
+            # the one link task needs what the whole store's header columns take
             self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None,
+                                        memory_limit=0)
             try:
                 self.client = Client(self.cluster)
             except BaseException:
