@@ -28,6 +28,7 @@ from typing import Any
 import fsspec
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
@@ -219,11 +220,7 @@ class Store:
         return sorted(p for p in self.fs.ls(d, detail=False) if p.endswith(".parquet"))
 
     def stored_uids(self) -> set[str]:
-        uids: set[str] = set()
-        for part in self.part_paths("messages"):
-            uids.update(pq.read_table(part, columns=["uid"], filesystem=self.fs)
-                        .column("uid").to_pylist())
-        return uids
+        return set(self.read("messages", MESSAGES, ["uid"]).column("uid").to_pylist())
 
     def write(self, table: str, data: pa.Table) -> str | None:
         """A part of the driver's own (error rows): ``part-<run>-e<seq>.parquet``."""
@@ -285,15 +282,14 @@ class Store:
         self.fs.mv(path + ".tmp", path)
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None) -> pa.Table:
-        """All parts of a table; columns a part lacks (older parts) come back null."""
-        if columns is not None:
-            schema = pa.schema([schema.field(c) for c in columns])
-        tables = []
-        for part in self.part_paths(table):
-            present = set(pq.read_schema(part, filesystem=self.fs).names)  # once per part
-            wanted = [c for c in schema.names if c in present]
-            tables.append(_conform(self.read_part(part, wanted), schema))
-        return pa.concat_tables(tables) if tables else schema.empty_table()
+        """All parts of a table (read in parallel); columns a part lacks (older parts)
+        come back null."""
+        parts = self.part_paths(table)
+        if not parts:
+            return (schema if columns is None else pa.schema(
+                [schema.field(c) for c in columns])).empty_table()
+        data = ds.dataset(parts, schema=schema, format="parquet", filesystem=self.fs)
+        return data.to_table(columns=columns)
 
     def write_link(self, name: str, data: pa.Table) -> None:
         """Replace one table of the link stage (recomputed over the whole store)."""
@@ -303,10 +299,3 @@ class Store:
     def read_link(self, name: str) -> pa.Table | None:
         path = self._at("link", f"{name}.parquet")
         return self.read_part(path) if self.fs.exists(path) else None
-
-
-def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    for f in schema:
-        if f.name not in table.column_names:
-            table = table.append_column(f, pa.nulls(table.num_rows, f.type))
-    return table.select(schema.names).cast(schema)
