@@ -62,7 +62,11 @@ def link(st: Store) -> dict[str, int]:
     # POSIX seconds, NaN when unknown (without making a datetime per message)
     dates = pc.divide(table.column("date").cast(pa.int64()).cast(pa.float64()), 1e6)
     dates = pc.fill_null(dates, math.nan).to_pylist()
-    cols = table.drop_columns(["date"]).to_pydict()
+    cols = {c: table.column(c).to_pylist() for c in ("uid", "message_id", "subject",
+                                                      "from_addr", "thread_refs", "has_diff",
+                                                      "diffstat_files")}
+    facts = _facts(table)
+    del table
     n = len(cols["uid"])
     if None in cols["thread_refs"]:
         _old_thread_refs(st, cols)
@@ -71,8 +75,7 @@ def link(st: Store) -> dict[str, int]:
                 subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
                 thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
                 has_diff=bool(cols["has_diff"][i]), diffstat_files=cols["diffstat_files"][i],
-                facts=_facts(cols, i) if (cols["has_diff"][i] or cols["trailers"][i]
-                                          or cols["diffstat_files"][i] is not None) else {})
+                facts=facts.get(i, {}))
             for i in range(n)]
     patches, pid, robots = link_patches(rows)
     st.write_link("messages", pa.table({
@@ -102,12 +105,23 @@ def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
                                                  cols["message_id"][i], addrs)
 
 
-def _facts(cols: dict[str, list[Any]], i: int) -> dict[str, Any]:
-    facts = {k: cols[k][i] for k in ("diff_files", "diff_insertions", "diff_deletions",
-                                     "diffstat_files", "diffstat_insertions",
-                                     "diffstat_deletions", "commit_refs")}
-    facts["trailers"] = [(t["key"], t["value"]) for t in cols["trailers"][i] or []]
-    return facts
+FACT_COLUMNS = ["diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
+                "diffstat_insertions", "diffstat_deletions", "commit_refs", "trailers"]
+
+
+def _facts(table: pa.Table) -> dict[int, dict[str, Any]]:
+    """Patch facts of the rows that have any (a diff, a diffstat, trailers), by row."""
+    trailers = pc.fill_null(pc.list_value_length(table.column("trailers")), 0)
+    has = pc.or_(pc.or_(pc.fill_null(table.column("has_diff"), False),
+                        pc.greater(trailers, 0)),
+                 pc.is_valid(table.column("diffstat_files")))
+    rows = pc.indices_nonzero(has)
+    out = {}
+    for i, f in zip(rows.to_pylist(), table.select(FACT_COLUMNS).take(rows).to_pylist(),
+                    strict=True):
+        f["trailers"] = [(t["key"], t["value"]) for t in f["trailers"] or []]
+        out[i] = f
+    return out
 
 
 def _threads_table(out: ThreadOutput, cols: dict[str, list[Any]], dates: list[float]) -> pa.Table:
