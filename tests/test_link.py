@@ -180,3 +180,26 @@ def test_parts_stored_before_thread_refs_are_threaded_from_headers(tmp_path: Pat
     old = mlx.load(str(tmp_path / "s"))
     cols = ["message_id", "parent_id", "depth", "thread_id", "patch_id"]
     pd.testing.assert_frame_equal(old.messages[cols], new.messages[cols])
+
+
+def test_postings_of_a_prolific_author_group_by_thread_and_window() -> None:
+    from mlx.link.patches import Row, link_patches
+    rows = []
+    for k in range(1000):  # a posting a day, each in its own thread, same author and total
+        for part in (1, 2):
+            rows.append(Row(uid=f"u{k}-{part}", message_id=f"m{k}-{part}",
+                            subject=f"[PATCH {part}/2] net: change {k}",
+                            from_addr="prolific@example.org", date=k * 86400.0 + part,
+                            thread_id=f"t{k}", parent_uid=None, has_diff=True,
+                            diffstat_files=None))
+    # and one unthreaded posting whose parts arrive a minute apart
+    for part in (1, 2):
+        rows.append(Row(uid=f"x{part}", message_id=f"x{part}", subject=f"[PATCH {part}/2] x: y z",
+                        from_addr="prolific@example.org", date=5e8 + 60 * part,
+                        thread_id=f"x{part}", parent_uid=None, has_diff=True,
+                        diffstat_files=None))
+    patches, _, _ = link_patches(rows)
+    series = {p["uid"]: p["series_id"] for p in patches}
+    assert all(series[f"u{k}-1"] == series[f"u{k}-2"] for k in range(1000))
+    assert len({series[f"u{k}-1"] for k in range(1000)}) == 1000
+    assert series["x1"] == series["x2"]

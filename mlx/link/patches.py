@@ -13,6 +13,8 @@ unthreaded), so parts are never taken for versions.
 from __future__ import annotations
 
 import hashlib
+import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +57,8 @@ class Posting:
     rows: list[int]
     parts: set[int | None]
     first_date: float
+    thread_id: str = ""
+    seq: int = 0  # creation order
 
 
 def is_patch(subj: Subject, row: Row) -> bool:
@@ -98,25 +102,36 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
 
 
 def _postings(patch_rows: list[int], subjects: list[Subject], rows: list[Row]) -> list[Posting]:
+    """Group parts into postings: a part joins the oldest posting of the same author,
+    version, total and RFC-ness that lacks its number and is in its thread or began
+    within the posting window.  Candidates come from two small indexes (by thread,
+    and the postings of the last window), so a prolific author costs no more than
+    anyone else."""
     postings: list[Posting] = []
-    open_by_key: dict[tuple[Any, ...], list[Posting]] = {}
-    for i in sorted(patch_rows, key=lambda i: (rows[i].date, rows[i].uid)):
-        s = subjects[i]
+    by_thread: dict[tuple[Any, ...], list[Posting]] = {}
+    recent: dict[tuple[Any, ...], deque[Posting]] = {}
+
+    def when(i: int) -> float:
+        return rows[i].date if rows[i].date == rows[i].date else math.inf  # NaN last
+
+    for i in sorted(patch_rows, key=lambda i: (when(i), rows[i].uid)):
+        s, date, tid = subjects[i], rows[i].date, rows[i].thread_id
         if not s.total:
-            postings.append(Posting([i], {s.part}, rows[i].date))
+            postings.append(Posting([i], {s.part}, date, tid, len(postings)))
             continue
         key = (rows[i].from_addr, s.version, s.total, s.is_rfc)
-        home = None
-        for post in open_by_key.get(key, []):
-            same_thread = rows[post.rows[0]].thread_id == rows[i].thread_id
-            near = abs(rows[i].date - post.first_date) <= POSTING_WINDOW
-            if (same_thread or near) and s.part not in post.parts:
-                home = post
-                break
+        window = recent.setdefault(key, deque())
+        while window and window[0].first_date < date - POSTING_WINDOW:
+            window.popleft()  # dates come in order: it can only match by thread now
+        home = min((p for p in (*by_thread.get((key, tid), ()), *window)
+                    if s.part not in p.parts
+                    and (p.thread_id == tid or abs(date - p.first_date) <= POSTING_WINDOW)),
+                   key=lambda p: p.seq, default=None)
         if home is None:
-            home = Posting([], set(), rows[i].date)
+            home = Posting([], set(), date, tid, len(postings))
             postings.append(home)
-            open_by_key.setdefault(key, []).append(home)
+            by_thread.setdefault((key, tid), []).append(home)
+            window.append(home)
         home.rows.append(i)
         home.parts.add(s.part)
     return postings
