@@ -47,3 +47,31 @@ def test_missing_dask_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
     with pytest.raises(MlxError, match=r"pip install 'mlx-mailarchive\[dask\]'"):
         mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "s"), engine="dask")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_running_cluster_by_its_address(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        report = mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "s"), engine="dask",
+                            scheduler=cluster.scheduler_address)
+    assert report.stored == 6 and report.linked["patches"] == 2
+    mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "l"), workers=1)
+    a, b = mlx.load(str(tmp_path / "s")), mlx.load(str(tmp_path / "l"))
+    for name in TABLES:
+        pd.testing.assert_frame_equal(_frame(a, name), _frame(b, name), obj=name)
+
+
+def test_a_scheduler_without_workers_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    from distributed import LocalCluster
+    monkeypatch.setattr("mlx.engine.dask.WORKER_WAIT", 1.0)
+    with LocalCluster(n_workers=0, dashboard_address=None) as cluster:
+        with pytest.raises(MlxError, match="no dask worker joined the scheduler"):
+            mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "s"), engine="dask",
+                       scheduler=cluster.scheduler_address)
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("mlx.engine.dask.CONNECT_WAIT", 1.0)
+    with pytest.raises(MlxError, match="cannot reach the dask scheduler at tcp://127.0.0.1:9"):
+        mlx.ingest([str(ROOT / "data")], store=str(tmp_path / "s"), engine="dask",
+                   scheduler="tcp://127.0.0.1:9")

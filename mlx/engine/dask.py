@@ -18,6 +18,8 @@ from mlx.errors import MlxError
 from mlx.ingest.chunks import Chunk, ChunkResult
 
 T = TypeVar("T")
+CONNECT_WAIT = 20.0  # seconds to reach a running cluster's scheduler
+WORKER_WAIT = 60.0  # seconds to wait for its first worker
 INSTALL_HINT = ("the dask engine needs dask.distributed; install it with "
                 "pip install 'mlx-mailarchive[dask]'")
 
@@ -41,11 +43,18 @@ class DaskEngine:
         from distributed import Client, LocalCluster
         if self.scheduler:
             try:
-                self.client = Client(self.scheduler, timeout="20s")
+                self.client = Client(self.scheduler, timeout=f"{CONNECT_WAIT}s")
             except OSError as exc:
                 raise MlxError(f"cannot reach the dask scheduler at {self.scheduler} ({exc}); "
                                f"start it with `dask scheduler` or leave --scheduler out for "
                                f"a local cluster") from exc
+            try:  # a scheduler without workers would take the chunks and never run them
+                self.client.wait_for_workers(1, timeout=WORKER_WAIT)
+            except TimeoutError as exc:
+                self.client.close()
+                raise MlxError(f"no dask worker joined the scheduler at {self.scheduler} in "
+                               f"{WORKER_WAIT:.0f}s; start some with `dask worker "
+                               f"{self.scheduler}`") from exc
         else:
             # no per-worker share of RAM: chunk workers stay small by design, and
             # the one link task needs what the whole store's header columns take
