@@ -255,10 +255,15 @@ class Store:
             self.fs.rm(staged[table])
 
     def recover(self) -> None:
-        """Undo what a crashed run left half done: staged parts no run will take, and
-        extracted parts whose chunk's messages part was never moved into place."""
-        if self.fs.exists(self._at("staging")):
-            self.fs.rm(self._at("staging"), recursive=True)
+        """Undo what a crashed run left half done: staged parts no run will take,
+        half-written files, and extracted parts whose chunk's messages part was never
+        moved into place."""
+        self.clear_staging()
+        for table in TABLES:
+            if self.fs.isdir(self._at(table)):
+                for path in self.fs.ls(self._at(table), detail=False):
+                    if path.endswith(".tmp"):
+                        self.fs.rm(path)
         committed = {p.rsplit("/", 1)[-1] for p in self.part_paths("messages")}
         for table in ("results", "hardware", "statements"):
             for part in self.part_paths(table):

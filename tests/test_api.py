@@ -179,10 +179,12 @@ def test_staged_parts_of_a_crashed_run_are_not_read(tmp_path: Path) -> None:
     stale = store / "staging" / "20260101T000000-dead00"
     stale.mkdir(parents=True)
     shutil.copy(next((store / "messages").glob("*.parquet")), stale / "x-messages.parquet")
+    half = store / "messages" / "part-20260101T000000-dead00-c000001.parquet.tmp"
+    half.write_bytes(b"PAR1 half a file")
     assert len(mlx.load(str(store)).messages) == 1
     (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("2@x")]))
     report = mlx.ingest([str(tmp_path / "b.mbox")], store=str(store), workers=1)
-    assert report.stored == 1 and not (store / "staging").exists()
+    assert report.stored == 1 and not (store / "staging").exists() and not half.exists()
     assert sorted(mlx.load(str(store)).messages.message_id) == ["1@x", "2@x"]
 
 
