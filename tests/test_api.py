@@ -1,13 +1,14 @@
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import mlx
-from mlx.errors import NotMailError, StoreError
+from mlx.errors import MlxError, NotMailError, StoreError
 from mlx.ingest.split import write_mboxrd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -270,3 +271,20 @@ def test_a_copy_of_a_stored_message_is_already_stored(tmp_path: Path) -> None:
     (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("1@x"), mail("1@x")]))
     report = mlx.ingest([str(tmp_path / "b.mbox")], store=store, workers=1)
     assert (report.raw, report.already, report.duplicates) == (2, 2, 0)
+
+
+def _die_on_second(chunk):  # type: ignore[no-untyped-def]
+    if chunk.start == 100:
+        os._exit(9)  # as the kernel's OOM killer would
+    time.sleep(0.2)
+    return chunk
+
+
+def test_a_worker_that_dies_is_one_clear_error() -> None:
+    from mlx.engine.local import LocalEngine
+    from mlx.ingest.chunks import MboxRange
+    chunks = [MboxRange("/x/list.mbox", start, start + 100, None) for start in (0, 100, 200)]
+    with pytest.raises(MlxError, match=r"^a worker process died with /x/list.mbox "
+                                       r"bytes \d+-\d+ in flight \(BrokenProcessPool"):
+        with LocalEngine(2) as eng:
+            list(eng.map(_die_on_second, chunks))

@@ -17,7 +17,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
-from mlx.ingest.chunks import Chunk, ChunkResult
+from mlx.errors import MlxError
+from mlx.ingest.chunks import Chunk, ChunkResult, GitRange, MboxRange, RawBatch
 
 T = TypeVar("T")
 
@@ -46,7 +47,43 @@ def in_order(chunks: Iterable[Chunk], submit: Callable[[Chunk], Any],
         window.append((chunk, submit(chunk)))
         if len(window) >= width:
             done, fut = window.popleft()
-            yield done, fut.result()
+            yield done, result(done, fut)
     while window:
         done, fut = window.popleft()
-        yield done, fut.result()
+        yield done, result(done, fut)
+
+
+def result(chunk: Chunk, fut: Any) -> Any:
+    """``fut.result()``; a worker that died (killed for memory, a crash) is one clear
+    error naming the chunk, any other exception gets the chunk as a note."""
+    try:
+        return fut.result()
+    except Exception as exc:
+        if died(exc):
+            raise MlxError(f"a worker process died with {describe(chunk)} in flight "
+                           f"({type(exc).__name__}: out of memory?); what was read before "
+                           f"it is stored: run the same command again to go on") from exc
+        if hasattr(exc, "add_note"):
+            exc.add_note(f"while reading {describe(chunk)}")
+        raise
+
+
+def died(exc: BaseException) -> bool:
+    """A worker process was lost (concurrent.futures or dask.distributed)."""
+    return type(exc).__name__ in ("BrokenProcessPool", "KilledWorker")
+
+
+LINK_DIED = ("the worker running the link pass died ({}: out of memory? it needs about 4 KiB "
+             "per stored message); the messages are stored: run the same command again to "
+             "link them")
+
+
+def describe(chunk: Chunk) -> str:
+    if isinstance(chunk, MboxRange):
+        return f"{chunk.path} bytes {chunk.start}-{chunk.end}"
+    if isinstance(chunk, RawBatch):
+        where = f" from offset {chunk.items[0].offset}" if chunk.items else ""
+        return f"{chunk.path} ({len(chunk.items)} messages{where})"
+    if isinstance(chunk, GitRange):
+        return f"{chunk.repo} commits {chunk.commits[0][:12]}..{chunk.commits[-1][:12]}"
+    return f"{len(chunk.files)} files from {chunk.files[0][0]}"

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from mlx.engine import in_order
+from mlx.engine import LINK_DIED, died, in_order
+from mlx.errors import MlxError
 from mlx.ingest.chunks import Chunk, ChunkResult
 
 T = TypeVar("T")
@@ -56,4 +57,9 @@ class LocalEngine:
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self.pool is None:
             return fn(*args)
-        return self.pool.submit(fn, *args).result()
+        try:
+            return self.pool.submit(fn, *args).result()
+        except Exception as exc:
+            if died(exc):
+                raise MlxError(LINK_DIED.format(type(exc).__name__)) from exc
+            raise
