@@ -38,6 +38,7 @@ from mlx.ingest.parse import ErrorRecord, MessageRecord
 MANIFEST = "mlx-store.json"
 FORMAT = 1
 TABLES = ("messages", "errors", "results", "hardware", "statements")
+EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a message
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
 
 TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
@@ -213,11 +214,19 @@ class Store:
         for sub in TABLES:
             self.fs.makedirs(self._at(sub), exist_ok=True)
 
-    def part_paths(self, table: str) -> list[str]:
+    def _listing(self, table: str) -> list[str]:
         d = self._at(table)
-        if not self.fs.isdir(d):
-            return []
-        return sorted(p for p in self.fs.ls(d, detail=False) if p.endswith(".parquet"))
+        return sorted(self.fs.ls(d, detail=False)) if self.fs.isdir(d) else []
+
+    def part_paths(self, table: str) -> list[str]:
+        """The parts readers see: an extracted part only once its chunk's messages part
+        is in place (until ``recover`` removes it, a crashed chunk's rows are not read)."""
+        parts = [p for p in self._listing(table) if p.endswith(".parquet")]
+        if table in EXTRACTED:
+            committed = {p.rsplit("/", 1)[-1] for p in self._listing("messages")}
+            parts = [p for p in parts if not CHUNK_PART.fullmatch(p.rsplit("/", 1)[-1])
+                     or p.rsplit("/", 1)[-1] in committed]
+        return parts
 
     def stored_uids(self) -> set[str]:
         return set(self.read("messages", MESSAGES, ["uid"]).column("uid").to_pylist())
@@ -260,16 +269,10 @@ class Store:
         moved into place."""
         self.clear_staging()
         for table in TABLES:
-            if self.fs.isdir(self._at(table)):
-                for path in self.fs.ls(self._at(table), detail=False):
-                    if path.endswith(".tmp"):
-                        self.fs.rm(path)
-        committed = {p.rsplit("/", 1)[-1] for p in self.part_paths("messages")}
-        for table in ("results", "hardware", "statements"):
-            for part in self.part_paths(table):
-                name = part.rsplit("/", 1)[-1]
-                if CHUNK_PART.fullmatch(name) and name not in committed:
-                    self.fs.rm(part)
+            seen = set(self.part_paths(table))
+            for path in self._listing(table):
+                if path.endswith(".tmp") or (path.endswith(".parquet") and path not in seen):
+                    self.fs.rm(path)
 
     def read_part(self, path: str, columns: list[str] | None = None) -> pa.Table:
         return pq.read_table(path, columns=columns, filesystem=self.fs)

@@ -223,6 +223,7 @@ def test_a_crash_between_a_chunks_parts_loses_and_doubles_nothing(tmp_path: Path
     monkeypatch.setattr(Store, "take", die_before_messages)
     with pytest.raises(KeyboardInterrupt):
         mlx.ingest([str(path)], store=store, workers=1)
+    assert mlx.load(store).results.empty  # the chunk's rows are not read half committed
     monkeypatch.setattr(Store, "take", real_take)
     report = mlx.ingest([str(path)], store=store, workers=1)
     assert (report.raw, report.stored) == (2, 2)
@@ -284,7 +285,9 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
     from mlx.engine.local import LocalEngine
     from mlx.ingest.chunks import MboxRange
     chunks = [MboxRange("/x/list.mbox", start, start + 100, None) for start in (0, 100, 200)]
-    with pytest.raises(MlxError, match=r"^a worker process died with /x/list.mbox "
-                                       r"bytes \d+-\d+ in flight \(BrokenProcessPool"):
+    # the pool fails every chunk in flight: the one that killed its worker is among them
+    with pytest.raises(MlxError, match=r"^a worker process died with (one of )?.*"
+                                       r"/x/list.mbox bytes 100-200.* in flight "
+                                       r"\(BrokenProcessPool"):
         with LocalEngine(2) as eng:
             list(eng.map(_die_on_second, chunks))

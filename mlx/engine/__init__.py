@@ -47,20 +47,27 @@ def in_order(chunks: Iterable[Chunk], submit: Callable[[Chunk], Any],
         window.append((chunk, submit(chunk)))
         if len(window) >= width:
             done, fut = window.popleft()
-            yield done, result(done, fut)
+            yield done, result(done, fut, window)
     while window:
         done, fut = window.popleft()
-        yield done, result(done, fut)
+        yield done, result(done, fut, window)
 
 
-def result(chunk: Chunk, fut: Any) -> Any:
+def result(chunk: Chunk, fut: Any, others: deque[tuple[Chunk, Any]]) -> Any:
     """``fut.result()``; a worker that died (killed for memory, a crash) is one clear
-    error naming the chunk, any other exception gets the chunk as a note."""
+    error naming the chunk it ran (dask) or every chunk in flight (a broken process
+    pool fails them all); any other exception gets the chunk as a note."""
     try:
         return fut.result()
     except Exception as exc:
         if died(exc):
-            raise MlxError(f"a worker process died with {describe(chunk)} in flight "
+            suspects = [chunk]
+            if type(exc).__name__ == "BrokenProcessPool":
+                suspects += [c for c, f in others if not (f.done() and not f.cancelled()
+                                                          and f.exception() is None)]
+            named = describe(chunk) if len(suspects) == 1 else "one of " + "; ".join(
+                describe(c) for c in suspects)
+            raise MlxError(f"a worker process died with {named} in flight "
                            f"({type(exc).__name__}: out of memory?); what was read before "
                            f"it is stored: run the same command again to go on") from exc
         if hasattr(exc, "add_note"):

@@ -120,7 +120,8 @@ def _postings(patch_rows: list[int], subjects: list[Subject], rows: list[Row]) -
             postings.append(Posting([i], {s.part}, date, tid, len(postings)))
             continue
         key = (rows[i].from_addr, s.version, s.total, s.is_rfc)
-        window = recent.setdefault(key, deque())
+        # without a date only the thread can match: no window (it could not be trimmed)
+        window = recent.setdefault(key, deque()) if date == date else deque()
         while window and window[0].first_date < date - POSTING_WINDOW:
             window.popleft()  # dates come in order: it can only match by thread now
         home = min((p for p in (*by_thread.get((key, tid), ()), *window)
