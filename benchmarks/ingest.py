@@ -128,8 +128,8 @@ def run_driver(path: str, store: str, workers: int, engine: str,
     """
     if engine == "dask-cluster":
         from distributed import LocalCluster
-        with LocalCluster(n_workers=workers, threads_per_worker=1,
-                          dashboard_address=None) as cluster:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
+                          memory_limit=0) as cluster:  # as the README starts workers
             address = cluster.scheduler_address
             warm = [sys.executable, "-m", "mlx.cli", "ingest", "-q", "--engine", "dask",
                     "--scheduler", address, "--store", store + "-warm", "data"]
