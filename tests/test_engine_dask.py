@@ -26,6 +26,7 @@ def _frame(archive: mlx.Archive, name: str) -> pd.DataFrame:
 @pytest.mark.parametrize("paths", [
     [str(ROOT / "data")],
     ["CORPUS:perf-threads/xdp-newbies.vger.kernel.org.0.perf-threads.mboxrd"],
+    ["CORPUS:public-inbox/xdp-newbies"],  # commit ranges of a public-inbox epoch
 ])
 def test_identical_tables(tmp_path: Path, paths: list[str], monkeypatch) -> None:
     paths = [str(corpus_path(*p[7:].split("/"))) if p.startswith("CORPUS:") else p
