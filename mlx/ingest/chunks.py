@@ -110,20 +110,28 @@ def first_from_line(path: str) -> bytes | None:
 
 
 def plan_mbox(src: Source, start: int = 0, range_bytes: int = RANGE_BYTES) -> list[MboxRange]:
-    """Cut a plain mbox into ranges that start at From_ lines."""
+    """Cut a plain mbox into ranges that start at From_ lines.
+
+    The last ``4 * range_bytes`` are cut four times finer, so the workers finish
+    together instead of one working through a last big range alone.
+    """
     first = first_from_line(src.path)
     mode = detect_mode(first) if first else None
     size = os.path.getsize(src.path)
+
+    def step(at: int) -> int:
+        return range_bytes if size - at > 4 * range_bytes else max(1, range_bytes // 4)
+
     cuts = [start]
     with open(src.path, "rb") as fh:
-        target = start + range_bytes
+        target = start + step(start)
         while target < size:
             cut = _next_from_line(fh, target)
             if cut is None or cut >= size:
                 break
             if cut > cuts[-1]:
                 cuts.append(cut)
-            target = cut + range_bytes
+            target = cut + step(cut)
     cuts.append(size)
     return [MboxRange(src.path, a, b, mode) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
