@@ -37,6 +37,7 @@ import logging
 import mailbox
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -183,21 +184,24 @@ def first_half(plain: str, tmp: str) -> str:
     return half
 
 
-def scale(plain: str, engines: list[str], workers: list[int], tmp: str) -> None:
+def scale(plain: str, engines: list[str], workers: list[int], tmp: str, repeat: int) -> None:
     for engine in engines:
-        rates = {}
-        for n in workers:
-            r = run_driver(plain, os.path.join(tmp, f"s-{engine}-{n}"), n, engine)
-            rates[n] = r["raw"] / r["secs"]
-            chunks = r["secs"] - r["first"] - r["link"]
-            print(f"{engine:5} {n} worker(s): {r['raw']} msgs {r['secs']:6.1f}s "
-                  f"{rates[n]:6.0f} msg/s  (first chunk {r['first']:.1f}s, chunks "
-                  f"{chunks:.1f}s, link {r['link']:.1f}s)  peak RSS driver {r['driver']:.0f} "
-                  f"MiB, with workers {r['tree']:.0f} MiB", flush=True)
+        runs: dict[int, list[dict[str, float]]] = {n: [] for n in workers}
+        for _ in range(repeat):  # interleaved, so a slow spell hits every worker count
+            for n in workers:
+                r = run_driver(plain, os.path.join(tmp, f"s-{engine}-{n}"), n, engine)
+                runs[n].append(r)
+                chunks = r["secs"] - r["first"] - r["link"]
+                print(f"{engine:5} {n} worker(s): {r['raw']} msgs {r['secs']:6.1f}s "
+                      f"{r['raw'] / r['secs']:6.0f} msg/s  (first chunk {r['first']:.1f}s, "
+                      f"chunks {chunks:.1f}s, link {r['link']:.1f}s)  peak RSS driver "
+                      f"{r['driver']:.0f} MiB, with workers {r['tree']:.0f} MiB", flush=True)
+        rates = {n: statistics.median(r["raw"] / r["secs"] for r in runs[n]) for n in workers}
         lo, hi = min(workers), max(workers)
         if hi > lo:
             gain = rates[hi] / rates[lo]
-            print(f"{engine:5} {hi} workers / {lo}: {gain:.2f}x  (parallel efficiency "
+            print(f"{engine:5} {hi} workers / {lo}: {gain:.2f}x  (medians of {repeat} run(s): "
+                  f"{rates[lo]:.0f} and {rates[hi]:.0f} msg/s; parallel efficiency "
                   f"{gain / (hi / lo):.0%}; target for 2 workers >= 1.7x)", flush=True)
     half = first_half(plain, tmp)
     sizes = []
@@ -229,6 +233,8 @@ def main() -> None:
     ap.add_argument("--workers", default=None,
                     help="worker counts, e.g. 1,2 (with --engine; default 1,2) or one count "
                          "for (b)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="with --engine: runs per worker count, interleaved; medians compared")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         plain = decompress(args.archive, tmp)
@@ -236,7 +242,7 @@ def main() -> None:
         print(f"archive: {args.archive} ({size / 2**20:.0f} MiB plain)", flush=True)
         if args.engine:
             counts = [int(w) for w in (args.workers or "1,2").split(",")]
-            scale(plain, args.engine.split(","), counts, tmp)
+            scale(plain, args.engine.split(","), counts, tmp, args.repeat)
             return
 
         store = os.path.join(tmp, "store")
