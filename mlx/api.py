@@ -54,6 +54,8 @@ if TYPE_CHECKING:  # pandas is imported on first use: workers and the CLI start 
     import pandas as pd
 
 LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
+HEADERS = ["uid", "message_id", "date", "from_name", "from_addr", "subject", "list_id", "source",
+           "offset", "defects"]
 
 
 @dataclass
@@ -356,17 +358,29 @@ class Archive:
     def messages(self) -> pd.DataFrame:
         """One row per stored message, with its thread and patch."""
         if "messages" not in self._cache:
-            df = _to_pandas(self.store.read("messages", MESSAGES))
-            import pandas as pd
-            links = self._link_table("messages", LINKS)
-            if len(links):
-                df = df.merge(links, on="uid", how="left")
-            for col in LINK_COLUMNS:
-                if col not in df.columns:
-                    df[col] = pd.Series(pd.NA, index=df.index,
-                                        dtype="Int64" if col == "depth" else "string")
-            self._cache["messages"] = df
+            self._cache["messages"] = self._messages(None)
         return self._cache["messages"]
+
+    @property
+    def headers(self) -> pd.DataFrame:
+        """``messages`` without bodies, address lists and references: what the claims
+        and ``mlx info`` read, small enough for a store of millions of messages."""
+        if "headers" not in self._cache:
+            self._cache["headers"] = (self._cache["messages"][HEADERS + list(LINK_COLUMNS)]
+                                      if "messages" in self._cache else self._messages(HEADERS))
+        return self._cache["headers"]
+
+    def _messages(self, columns: list[str] | None) -> pd.DataFrame:
+        import pandas as pd
+        df = _to_pandas(self.store.read("messages", MESSAGES, columns))
+        links = self._link_table("messages", LINKS)
+        if len(links):
+            df = df.merge(links, on="uid", how="left")
+        for col in LINK_COLUMNS:
+            if col not in df.columns:
+                df[col] = pd.Series(pd.NA, index=df.index,
+                                    dtype="Int64" if col == "depth" else "string")
+        return df
 
     def _link_table(self, name: str, schema: pa.Schema) -> pd.DataFrame:
         """A table of the link stage, read once (cached under "link:<name>")."""

@@ -291,3 +291,12 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
                                        r"\(BrokenProcessPool"):
         with LocalEngine(2) as eng:
             list(eng.map(_die_on_second, chunks))
+
+
+def test_headers_are_messages_without_bodies(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    mlx.ingest([str(ROOT / "data")], store=store, workers=1)
+    headers = mlx.load(store).headers  # read without the bodies
+    assert "body" not in headers.columns and {"thread_id", "patch_id"} <= set(headers.columns)
+    messages = mlx.load(store).messages
+    pd.testing.assert_frame_equal(headers, messages[list(headers.columns)])

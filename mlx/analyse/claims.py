@@ -205,7 +205,7 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
 
 def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     """The claims table of an Archive."""
-    messages = archive.messages
+    messages = archive.headers
     measured = measured_claims(archive.results, noise_pct)
     paired = {c["uid"] for c in measured}
     measured += thread_claims(archive.results, messages, paired, noise_pct)
