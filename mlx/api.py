@@ -233,7 +233,23 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     if (n_workers > 1 or engine == "dask") and "memory" in st.fs.protocol:
         raise MlxError(f"{store}: a memory:// store lives in one process; use --workers 1 "
                        f"with the local engine")
-    report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
+    with st.locked():
+        report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
+        _run(st, sources, report, eng=(dask_engine.DaskEngine(n_workers, scheduler)
+                                       if engine == "dask" else local.LocalEngine(n_workers)),
+             extractors=extractors, progress=progress)
+        report.elapsed = time.perf_counter() - started
+        st.manifest.setdefault("runs", []).append({
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
+            "raw": report.raw, "stored": report.stored, "errors": report.errors,
+            "duplicates": report.duplicates, "already": report.already})
+        st.save_manifest()
+    return report
+
+
+def _run(st: Store, sources: list[Source], report: IngestReport, eng: Engine,
+         extractors: tuple[str, ...], progress: Callable[[int], None] | None) -> None:
+    """Chunks on the engine's workers, taken in order by the driver; then the link pass."""
     uids = st.stored_uids()
     old_errors = _error_keys(st.read("errors", ERRORS))
     st.recover()  # what a crashed run left half done
@@ -241,10 +257,8 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     planner = _Planner(sources, st.manifest, report, pending)
     taker = _Taker(st, uids, old_errors, report)
     # workers on other machines would resolve a relative path (or ~) on their own
-    where = store if "://" in store else st.root
+    where = st.path if "://" in st.path else st.root
     fn = partial(run_chunk, sink=Sink(where, st.run), extract=extractors)
-    eng: Engine = (dask_engine.DaskEngine(n_workers, scheduler) if engine == "dask"
-                   else local.LocalEngine(n_workers))
     try:
         with eng:
             for _chunk, res in eng.map(fn, planner.chunks()):
@@ -261,13 +275,6 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
                 st.manifest["link_pending"] = False
     finally:
         st.clear_staging()  # after the engine stopped: no task still writes there
-    report.elapsed = time.perf_counter() - started
-    st.manifest.setdefault("runs", []).append({
-        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
-        "raw": report.raw, "stored": report.stored, "errors": report.errors,
-        "duplicates": report.duplicates, "already": report.already})
-    st.save_manifest()
-    return report
 
 
 def _error_keys(table: pa.Table) -> set[tuple[Any, ...]]:

@@ -19,10 +19,13 @@ duplicated, by the next one.  Dask, Spark and DuckDB read the parts as they are.
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import fsspec
@@ -36,6 +39,7 @@ from mlx.extract.patches import PatchFacts
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
+LOCK = "ingest.lock"  # an ingest at work: {"host", "pid", "since"}
 FORMAT = 1
 TABLES = ("messages", "errors", "results", "hardware", "statements")
 EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a message
@@ -207,6 +211,35 @@ class Store:
         self.run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._seq = 0
 
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """One ingest at a time: a second one stops with one line instead of
+        removing the first one's staged parts.  A lock left by a process that
+        died on this host is taken over; on another host, the line says how to
+        remove it."""
+        path = self._at(LOCK)
+        if self.fs.exists(path):
+            try:
+                with self.fs.open(path, "r", encoding="utf-8") as fh:
+                    other = json.load(fh)
+            except (OSError, ValueError):
+                other = {}
+            here = other.get("host") == socket.gethostname()
+            if not (here and not _alive(other.get("pid"))):
+                raise StoreError(
+                    f"{self.path}: another mlx ingest is writing this store (pid "
+                    f"{other.get('pid', '?')} on {other.get('host', '?')} since "
+                    f"{other.get('since', '?')}); wait for it, or remove {path} if it died")
+        self.fs.makedirs(self.root, exist_ok=True)
+        with self.fs.open(path, "w", encoding="utf-8") as fh:
+            json.dump({"host": socket.gethostname(), "pid": os.getpid(),
+                       "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, fh)
+        try:
+            yield
+        finally:
+            if self.fs.exists(path):
+                self.fs.rm(path)
+
     def _at(self, *parts: str) -> str:
         return "/".join((self.root, *parts))
 
@@ -307,3 +340,15 @@ class Store:
     def read_link(self, name: str) -> pa.Table | None:
         path = self._at("link", f"{name}.parquet")
         return self.read_part(path) if self.fs.exists(path) else None
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True

@@ -300,3 +300,25 @@ def test_headers_are_messages_without_bodies(tmp_path: Path) -> None:
     assert "body" not in headers.columns and {"thread_id", "patch_id"} <= set(headers.columns)
     messages = mlx.load(store).messages
     pd.testing.assert_frame_equal(headers, messages[list(headers.columns)])
+
+
+def test_one_ingest_at_a_time(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    store = tmp_path / "s"
+    store.mkdir()
+    lock = store / "ingest.lock"
+    # a live ingest on this host (this very process stands in for it)
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
+                                "since": "2026-11-30T06:00:00Z"}))
+    with pytest.raises(StoreError, match=r"another mlx ingest is writing this store \(pid "
+                                         rf"{os.getpid()} .*remove .*ingest.lock if it died"):
+        mlx.ingest([str(tmp_path / "a.mbox")], store=str(store), workers=1)
+    # one that died: its lock is taken over, and released at the end
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": int(dead)}))
+    assert mlx.ingest([str(tmp_path / "a.mbox")], store=str(store), workers=1).stored == 1
+    assert not lock.exists()
