@@ -105,7 +105,7 @@ def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
                                                  cols["message_id"][i], addrs)
 
 
-FACT_COLUMNS = ["diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
+LINK_FACTS = ["diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
                 "diffstat_insertions", "diffstat_deletions", "commit_refs", "trailers"]
 
 
@@ -117,7 +117,7 @@ def _facts(table: pa.Table) -> dict[int, dict[str, Any]]:
                  pc.is_valid(table.column("diffstat_files")))
     rows = pc.indices_nonzero(has)
     out = {}
-    for i, f in zip(rows.to_pylist(), table.select(FACT_COLUMNS).take(rows).to_pylist(),
+    for i, f in zip(rows.to_pylist(), table.select(LINK_FACTS).take(rows).to_pylist(),
                     strict=True):
         f["trailers"] = [(t["key"], t["value"]) for t in f["trailers"] or []]
         out[i] = f
