@@ -31,7 +31,6 @@ from typing import Any
 import fsspec
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from mlx.errors import StoreError
@@ -329,6 +328,7 @@ class Store:
         if not parts:
             return (schema if columns is None else pa.schema(
                 [schema.field(c) for c in columns])).empty_table()
+        import pyarrow.dataset as ds  # here: it imports pandas, which workers do not need
         data = ds.dataset(parts, schema=schema, format="parquet", filesystem=self.fs)
         return data.to_table(columns=columns)
 
