@@ -43,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 
 import mailparser
 import psutil
@@ -71,31 +72,45 @@ def naive(path: str, limit: int | None) -> tuple[int, float]:
     return n, time.perf_counter() - t
 
 
-def run_watched(cmd: list[str], stdout: int | None = None) -> tuple[float, int, str]:
-    """Wall time and peak RSS summed over the process tree of ``cmd``."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=stdout or subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
-    ps = psutil.Process(proc.pid)
+@dataclass
+class Watched:
+    secs: float
+    driver: int  # peak RSS of the process itself, bytes
+    tree: int  # peak RSS summed over it and its children
+    out: str
+    err: str
 
-    def watch() -> None:
-        nonlocal peak
+
+def run_watched(cmd: list[str], stdout: int | None = None) -> Watched:
+    """Run ``cmd`` to its end, sampling the RSS of it and its process tree.
+
+    The pipes are drained by ``communicate`` while a thread samples, so a child
+    that writes much (dask's warnings) never blocks on a full pipe.
+    """
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE)
+    ps = psutil.Process(proc.pid)
+    peak = {"driver": 0, "tree": 0}
+
+    def sample() -> None:
         while proc.poll() is None:
             try:
-                rss = ps.memory_info().rss + sum(c.memory_info().rss
-                                                 for c in ps.children(recursive=True))
+                own = ps.memory_info().rss
+                kids = sum(c.memory_info().rss for c in ps.children(recursive=True))
             except psutil.Error:
-                rss = 0
-            peak = max(peak, rss)
-            time.sleep(0.1)
+                own = kids = 0
+            peak["driver"] = max(peak["driver"], own)
+            peak["tree"] = max(peak["tree"], own + kids)
+            time.sleep(0.05)
 
-    th = threading.Thread(target=watch, daemon=True)
+    th = threading.Thread(target=sample, daemon=True)
     th.start()
-    _, err = proc.communicate()
+    out, err = proc.communicate()
     th.join()
     if proc.returncode:
-        sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[-500:]}")
-    return time.perf_counter() - t, peak, err.decode(errors="replace")
+        sys.exit(f"{cmd[0]} {cmd[-1]} failed: {err.decode(errors='replace')[-800:]}")
+    return Watched(time.perf_counter() - t, peak["driver"], peak["tree"],
+                   (out or b"").decode(errors="replace"), err.decode(errors="replace"))
 
 
 DRIVER = """
@@ -146,24 +161,11 @@ def run_driver(path: str, store: str, workers: int, engine: str,
 
 
 def watch(cmd: list[str]) -> dict[str, float]:
-    """Run ``cmd``; the JSON of its last stdout line, wall time, peak RSS of it and its tree."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    ps = psutil.Process(proc.pid)
-    driver = tree = 0
-    while proc.poll() is None:
-        try:
-            own = ps.memory_info().rss
-            kids = sum(c.memory_info().rss for c in ps.children(recursive=True))
-        except psutil.Error:
-            own = kids = 0
-        driver, tree = max(driver, own), max(tree, own + kids)
-        time.sleep(0.05)
-    out, err = proc.communicate()
-    if proc.returncode:
-        sys.exit(f"{cmd[-1]} failed: {err.decode(errors='replace')[-800:]}")
-    res = json.loads(out.decode().strip().splitlines()[-1])
-    res.update(wall=time.perf_counter() - t, driver=driver / 2**20, tree=tree / 2**20)
+    """Run ``cmd``; the JSON of its last stdout line, wall time, peak RSS (MiB) of it
+    and its tree."""
+    w = run_watched(cmd)
+    res: dict[str, float] = json.loads(w.out.strip().splitlines()[-1])
+    res.update(wall=w.secs, driver=w.driver / 2**20, tree=w.tree / 2**20)
     return res
 
 
@@ -249,13 +251,14 @@ def main() -> None:
         cmd = [sys.executable, "-m", "mlx.cli", "ingest", plain, "--store", store]
         if args.workers:
             cmd += ["--workers", args.workers]
-        secs_x, _, _ = run_watched(cmd[:-1] + [store + "-x", "--no-extract"])
+        secs_x = run_watched(cmd[:-1] + [store + "-x", "--no-extract"]).secs
         print(f"(b') mlx ingest --no-extract: {secs_x:7.1f}s", flush=True)
-        secs_r, _, _ = run_watched(cmd[:-1] + [store + "-r", "--extract", "results"])
+        secs_r = run_watched(cmd[:-1] + [store + "-r", "--extract", "results"]).secs
         print(f"(b'') mlx ingest --extract results: {secs_r:7.1f}s", flush=True)
-        secs_h, _, _ = run_watched(cmd[:-1] + [store + "-h", "--extract", "results,hardware"])
+        secs_h = run_watched(cmd[:-1] + [store + "-h", "--extract", "results,hardware"]).secs
         print(f"(b''') mlx ingest --extract results,hardware: {secs_h:7.1f}s", flush=True)
-        secs_b, peak_b, summary = run_watched(cmd)
+        b = run_watched(cmd)
+        secs_b, peak_b, summary = b.secs, b.tree, b.err
         import mlx
         n_b = mlx.load(store).messages.shape[0] + mlx.load(store).errors.shape[0]
         raw = int(summary.split(" raw messages")[0].replace(",", "").split()[-1])
@@ -275,8 +278,8 @@ def main() -> None:
             os.link(plain, os.path.join(pdir, "archive.mbox"))
             out = os.path.join(tmp, "perceval.jsonl")
             with open(out, "wb") as fh:
-                secs_c, _, _ = run_watched([args.perceval, "mbox", f"file://{pdir}", pdir,
-                                            "--json-line"], stdout=fh.fileno())
+                secs_c = run_watched([args.perceval, "mbox", f"file://{pdir}", pdir,
+                                      "--json-line"], stdout=fh.fileno()).secs
             with open(out, "rb") as fh:
                 n_c = sum(1 for _ in fh)
             rate_c = n_c / secs_c
