@@ -28,7 +28,7 @@ from mlx.ingest import gitinbox
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
 from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
-from mlx.link.threads import thread_refs
+from mlx.link.threads import header_thread_refs
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
 BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
@@ -226,7 +226,9 @@ def run_chunk(chunk: Chunk, sink: Sink, extract: tuple[str, ...] = EXTRACTORS) -
     res.defects = {r.uid: list(r.defects) for r in records if r.defects}
     res.parts = stage(sink.store, sink.run, {
         "messages": messages_table(records, [patch_facts(r.body) for r in records],
-                                   [record_thread_refs(r) for r in records]),
+                                   [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc,
+                                                       r.in_reply_to, r.references)
+                                    for r in records]),
         "results": rows_table(RESULTS, records, [
             extract_results(r.body) if "results" in extract else [] for r in records]),
         "hardware": rows_table(HARDWARE, records, [
@@ -235,11 +237,6 @@ def run_chunk(chunk: Chunk, sink: Sink, extract: tuple[str, ...] = EXTRACTORS) -
             extract_statements(r.body) if "statements" in extract else [] for r in records]),
     })
     return res
-
-
-def record_thread_refs(rec: MessageRecord) -> list[str]:
-    addrs = {a.lower() for a in (rec.from_addr, *rec.to, *rec.cc) if a}
-    return thread_refs(rec.in_reply_to, rec.references, rec.message_id, addrs)
 
 
 def _run_range(chunk: MboxRange, add, res: ChunkResult) -> None:  # type: ignore[no-untyped-def]

@@ -14,13 +14,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link.patches import Row, link_patches
-from mlx.link.threads import ThreadInput, ThreadOutput, thread, thread_refs
-from mlx.store import MESSAGES, TRAILER, Store
+from mlx.link.threads import ThreadInput, ThreadOutput, header_thread_refs, thread
+from mlx.store import FACT_COLUMNS, MESSAGES, TRAILER, Store
 
 HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs",
-                  "has_diff", "diff_files", "diff_insertions", "diff_deletions",
-                  "diffstat_files", "diffstat_insertions", "diffstat_deletions", "trailers",
-                  "commit_refs"]
+                  *FACT_COLUMNS]
+LINK_FACTS = [c for c in FACT_COLUMNS if c != "has_diff"]  # what a patch row reports
 
 LINKS = pa.schema([("uid", pa.string()), ("thread_id", pa.string()), ("parent_id", pa.string()),
                    ("parent_uid", pa.string()), ("depth", pa.int64()), ("patch_id", pa.string())])
@@ -98,15 +97,9 @@ def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
                                          "references"]).to_pydict()
     for i, refs in enumerate(cols["thread_refs"]):
         if refs is None:
-            addrs = {a.lower() for a in (old["from_addr"][i], *(old["to"][i] or ()),
-                                         *(old["cc"][i] or ())) if a}
-            cols["thread_refs"][i] = thread_refs(old["in_reply_to"][i] or [],
-                                                 old["references"][i] or [],
-                                                 cols["message_id"][i], addrs)
-
-
-LINK_FACTS = ["diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
-                "diffstat_insertions", "diffstat_deletions", "commit_refs", "trailers"]
+            cols["thread_refs"][i] = header_thread_refs(
+                cols["message_id"][i], old["from_addr"][i], old["to"][i], old["cc"][i],
+                old["in_reply_to"][i], old["references"][i])
 
 
 def _facts(table: pa.Table) -> dict[int, dict[str, Any]]:

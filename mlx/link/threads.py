@@ -74,6 +74,15 @@ def thread_refs(irt: Sequence[str], refs: Sequence[str], own: str | None,
     return chain if not p or (chain and chain[-1] == p) else chain + [p]
 
 
+def header_thread_refs(message_id: str | None, from_addr: str | None,
+                       to: Sequence[str] | None, cc: Sequence[str] | None,
+                       in_reply_to: Sequence[str] | None,
+                       references: Sequence[str] | None) -> list[str]:
+    """``thread_refs`` from a message's header values (From/To/Cc are no ids)."""
+    addrs = {a.lower() for a in (from_addr, *(to or ()), *(cc or ())) if a}
+    return thread_refs(in_reply_to or [], references or [], message_id, addrs)
+
+
 def thread(inp: ThreadInput) -> ThreadOutput:
     n = len(inp.uid)
     key_date = [(d if d == d else NO_DATE, u) for d, u in zip(inp.date, inp.uid, strict=True)]
