@@ -313,10 +313,7 @@ class _Taker:
         kept = []
         for uid in res.uids:
             if uid in self.uids:
-                if uid in self.run_uids:
-                    report.duplicates += 1
-                else:
-                    report.already += 1
+                self._repeat(uid)
             else:
                 kept.append(uid)
         self.uids.update(kept)
@@ -325,10 +322,7 @@ class _Taker:
         for uid in kept:
             report.defects.update(res.defects.get(uid, ()))
         for uid in res.copies:  # dropped by the worker: a copy of a message before it
-            if uid in self.run_uids:
-                report.duplicates += 1
-            else:
-                report.already += 1
+            self._repeat(uid)
         if res.parts:
             if kept and not self.st.manifest.get("link_pending"):
                 # saved before the first part lands: a run that dies after it re-links
@@ -336,6 +330,13 @@ class _Taker:
                 self.st.save_manifest()
             keep = None if len(kept) == len(res.uids) else pa.array(kept, pa.string())
             self.st.take(res.parts, keep)
+
+    def _repeat(self, uid: str) -> None:
+        """Count a message not stored again: a copy of one from this run, or an older one."""
+        if uid in self.run_uids:
+            self.report.duplicates += 1
+        else:
+            self.report.already += 1
 
     def settle(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
         """Record sources whose every chunk is taken, once their error rows are written."""

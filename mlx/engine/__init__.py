@@ -80,9 +80,17 @@ def died(exc: BaseException) -> bool:
     return type(exc).__name__ in ("BrokenProcessPool", "KilledWorker")
 
 
-LINK_DIED = ("the worker running the link pass died ({}: out of memory? it needs about 4 KiB "
-             "per stored message); the messages are stored: run the same command again to "
-             "link them")
+def task_result(fut: Any) -> Any:
+    """``fut.result()`` of a single task (the link pass): a dead worker is one clear error."""
+    try:
+        return fut.result()
+    except Exception as exc:
+        if died(exc):
+            raise MlxError(f"the worker running the link pass died ({type(exc).__name__}: out "
+                           f"of memory? it needs about 4 KiB per stored message); the "
+                           f"messages are stored: run the same command again to link "
+                           f"them") from exc
+        raise
 
 
 def describe(chunk: Chunk) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
-from mlx.engine import LINK_DIED, died, in_order
+from mlx.engine import in_order, task_result
 from mlx.errors import MlxError
 from mlx.ingest.chunks import Chunk, ChunkResult
 
@@ -81,10 +81,5 @@ class DaskEngine:
         yield from in_order(chunks, lambda chunk: client.submit(fn, chunk, pure=False), 2 * n)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
-        try:
-            result: T = self.client.submit(fn, *args, pure=False).result()
-        except Exception as exc:
-            if died(exc):
-                raise MlxError(LINK_DIED.format(type(exc).__name__)) from exc
-            raise
+        result: T = task_result(self.client.submit(fn, *args, pure=False))
         return result

@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from mlx.engine import LINK_DIED, died, in_order
-from mlx.errors import MlxError
+from mlx.engine import in_order, task_result
 from mlx.ingest.chunks import Chunk, ChunkResult
 
 T = TypeVar("T")
@@ -57,9 +56,5 @@ class LocalEngine:
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self.pool is None:
             return fn(*args)
-        try:
-            return self.pool.submit(fn, *args).result()
-        except Exception as exc:
-            if died(exc):
-                raise MlxError(LINK_DIED.format(type(exc).__name__)) from exc
-            raise
+        result: T = task_result(self.pool.submit(fn, *args))
+        return result
