@@ -209,6 +209,7 @@ class Store:
                                  f"move the store aside and ingest again") from exc
         self.run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._seq = 0
+        self._ensured = False
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -243,8 +244,11 @@ class Store:
         return "/".join((self.root, *parts))
 
     def ensure(self) -> None:
-        for sub in TABLES:
-            self.fs.makedirs(self._at(sub), exist_ok=True)
+        """The table folders, made once per Store (not once per chunk taken)."""
+        if not self._ensured:
+            for sub in TABLES:
+                self.fs.makedirs(self._at(sub), exist_ok=True)
+            self._ensured = True
 
     def _listing(self, table: str) -> list[str]:
         d = self._at(table)
