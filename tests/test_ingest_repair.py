@@ -75,6 +75,10 @@ SUM_QP = ("[SUM]   0.00-10.04  sec   466 MBytes   390 Mbits/sec  162            
     ("Thanks, looks good == to me.\n> " + SUM_QP.replace("\n", "\n> ", 1) + "> a=3Db\n",
      "Thanks, looks good == to me.\n> [SUM]   0.00-10.04  sec   466 MBytes   390 Mbits/sec  162"
      "             sender\n> a=b\n"),
+    # a soft break before a line that starts with a blank: the blank is text, not a prefix
+    ("The client is=\n a laptop, caf=C3=A9 wifi=\n\n", "The client is a laptop, café wifi\n"),
+    # the same quoted: "> " is the prefix, the second blank is text
+    ("> The client is=\n>  a laptop, caf=C3=A9\n", "> The client is a laptop, café\n"),
 ])
 def test_qp_repair(text: str, repaired: str) -> None:
     assert repair_qp(text) == (repaired, ["qp-repaired"])
@@ -96,3 +100,16 @@ def test_qp_lookalikes_untouched(text: str) -> None:
 
 def test_html_to_text() -> None:
     assert html_to_text("<p>a&amp;b<br>c</p><script>x()</script>") == "a&b\nc"
+
+
+@pytest.mark.parametrize("line, depth, text", [
+    ("> > [SUM] 0.00-10.04 sec", 2, "[SUM] 0.00-10.04 sec"),
+    # an indented quote is a quote for QP repair and extraction alike
+    ("  > x", 1, "x"),
+    (">>>  y", 3, " y"),
+    # unquoted text keeps its leading blanks
+    ("   [  5] 0.00-1.00", 0, "   [  5] 0.00-1.00"),
+])
+def test_split_quote(line: str, depth: int, text: str) -> None:
+    from mlx.text import split_quote
+    assert split_quote(line) == (depth, text)

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.extract.text import split_quote
+from mlx.text import split_quote
 
 # A message names hardware only if one of these stands in it (3.5% of netfilter-devel).
 # Words that start with a capital or a digit go into one regex behind a lookahead of

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract import inline, iperf, netperf
-from mlx.extract.text import split_quote
 from mlx.extract.units import normalize
+from mlx.text import split_quote
 
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.extract.text import split_quote
+from mlx.text import split_quote
 
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")

@@ -12,6 +12,8 @@ import codecs
 import html
 import re
 
+from mlx.text import quote_prefix
+
 # charsets seen declared in the wild that Python spells differently or that
 # have a superset which decodes what senders really wrote
 CHARSET_ALIASES = {
@@ -34,8 +36,6 @@ FOLD = re.compile(r"[ \t]*\r?\n[ \t]*")
 QP_ESCAPE = re.compile(r"=[0-9A-F]{2}")
 QP_HEX_RUN = re.compile(r"(?:=[0-9A-F]{2})+")
 Q_WORD_HEX = re.compile(rb"=([0-9A-Fa-f]{2})")
-# "> > [SUM] 0.00-10.04 sec ..." : quote prefix made of '>' and spaces
-QUOTE_PREFIX = re.compile(r"^(?:[ \t]?>)*[ \t]?")
 # '=' that QP can never produce: not "=XX" hex and not a soft break at line end
 # ("a == b", "int x = 5;", "id=beef")
 QP_INVALID = re.compile(r"=(?![0-9A-F]{2})(?![ \t]*$)", re.M)
@@ -180,7 +180,7 @@ def decode_header(value: str | None) -> tuple[str | None, list[str]]:
 
 
 def _split_quote(line: str) -> tuple[str, str, int]:
-    prefix = QUOTE_PREFIX.match(line).group(0)  # type: ignore[union-attr]
+    prefix = quote_prefix(line)
     return prefix, line[len(prefix):], prefix.count(">")
 
 
