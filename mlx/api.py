@@ -23,22 +23,19 @@ from mlx.errors import MlxError
 from mlx.ingest import gitinbox
 from mlx.ingest.chunks import (
     BATCH_MESSAGES,
-    EXTRACTORS,
     FILES_PER_GROUP,
     Chunk,
-    ChunkResult,
     FileGroup,
     GitRange,
     RawBatch,
-    Sink,
     plan_mbox,
-    run_chunk,
     split_stream,
 )
 from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source, discover
 from mlx.ingest.split import RawMessage
 from mlx.link import LINKS, PATCHES, REPORTS, THREADS, link_store
+from mlx.pipeline import EXTRACTOR_NAMES, ChunkResult, Sink, run_chunk
 from mlx.store import (
     ERRORS,
     HARDWARE,
@@ -201,7 +198,7 @@ class _Planner:
 
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
            engine: str = "local", progress: Callable[[int], None] | None = None,
-           extract: tuple[str, ...] | bool = EXTRACTORS,
+           extract: tuple[str, ...] | bool = EXTRACTOR_NAMES,
            scheduler: str | None = None) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
@@ -222,10 +219,11 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         raise MlxError(f"unknown engine {engine!r}; use --engine local or --engine dask")
     if engine == "dask":
         dask_engine.check_installed()  # fail before any work when dask is missing
-    extractors = EXTRACTORS if extract is True else tuple(extract or ())
-    unknown = set(extractors) - set(EXTRACTORS)
+    extractors = EXTRACTOR_NAMES if extract is True else tuple(extract or ())
+    unknown = set(extractors) - set(EXTRACTOR_NAMES)
     if unknown:
-        raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; use {', '.join(EXTRACTORS)}")
+        raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; "
+                       f"use {', '.join(EXTRACTOR_NAMES)}")
     started = time.perf_counter()
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)

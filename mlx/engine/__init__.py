@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from mlx.errors import MlxError
-from mlx.ingest.chunks import Chunk, ChunkResult, GitRange, MboxRange, RawBatch
+from mlx.ingest.chunks import Chunk, GitRange, MboxRange, RawBatch
+from mlx.pipeline import ChunkResult
 
 T = TypeVar("T")
 

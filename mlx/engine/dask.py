@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 from mlx.engine import in_order, task_result
 from mlx.errors import MlxError
-from mlx.ingest.chunks import Chunk, ChunkResult
+from mlx.ingest.chunks import Chunk
+from mlx.pipeline import ChunkResult
 
 T = TypeVar("T")
 CONNECT_WAIT = 20.0  # seconds to reach a running cluster's scheduler

@@ -13,7 +13,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from mlx.engine import in_order, task_result
-from mlx.ingest.chunks import Chunk, ChunkResult
+from mlx.ingest.chunks import Chunk
+from mlx.pipeline import ChunkResult
 
 T = TypeVar("T")
 

@@ -1,9 +1,7 @@
-"""Units of work: plan chunks of the sources, and run one chunk.
+"""Units of work: plan chunks of the sources, and read the messages of one chunk.
 
-``run_chunk`` is the one function every engine runs (in-process, a local
-process pool, Dask): chunk in, Parquet parts staged in the store and a small
-summary out (uids, defects, error records, counts).  Message bodies never pass
-through the driver; it dedups across chunks and moves the parts into place.
+``mlx.pipeline.run_chunk`` runs a chunk (in-process, a local process pool,
+Dask); this module only cuts the sources into chunks and reads them.
 
 Chunks:
 - ``MboxRange``: a byte range of a plain mbox file, cut at From_ lines, so one
@@ -20,15 +18,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from mlx.extract.hardware import extract_hardware
-from mlx.extract.patches import patch_facts
-from mlx.extract.results import extract_results
-from mlx.extract.statements import extract_statements
 from mlx.ingest import gitinbox
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
 from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
-from mlx.link.threads import header_thread_refs
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
 BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
@@ -61,28 +54,6 @@ class FileGroup:
 
 
 Chunk = MboxRange | RawBatch | GitRange | FileGroup
-
-
-@dataclass(frozen=True)
-class Sink:
-    """Where workers stage their parts: the store's path or URL and the run."""
-
-    store: str
-    run: str
-
-
-@dataclass
-class ChunkResult:
-    """What one chunk gave: staged parts, and what the driver needs to dedup and count."""
-
-    parts: dict[str, str] = field(default_factory=dict)  # table -> staged path
-    uids: list[str] = field(default_factory=list)  # of the staged messages, in order
-    defects: dict[str, list[str]] = field(default_factory=dict)  # uid -> codes, when any
-    errors: list[ErrorRecord] = field(default_factory=list)
-    raw: int = 0  # raw messages split (messages + errors, before dedup)
-    copies: list[str] = field(default_factory=list)  # uids of copies dropped in the chunk
-    deleted: int = 0  # public-inbox deletions skipped
-    bytes: int = 0
 
 
 def _parse_raw(raw: RawMessage, path: str) -> MessageRecord | ErrorRecord:
@@ -181,65 +152,38 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
         yield from _preamble_error(sp, src.path)
 
 
-EXTRACTORS = ("results", "hardware", "statements")
+@dataclass
+class ReadStats:
+    """What reading one chunk counted besides its messages."""
+
+    bytes: int = 0
+    deleted: int = 0  # public-inbox deletions skipped
 
 
-def run_chunk(chunk: Chunk, sink: Sink, extract: tuple[str, ...] = EXTRACTORS) -> ChunkResult:
-    """Parse every message of one chunk, run the ``extract``-ors named on its bodies
-    and stage the tables in the store of ``sink``."""
-    from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table, stage
-    res = ChunkResult()
-    records: list[MessageRecord] = []
-    seen: set[str] = set()
-
-    def add(item: MessageRecord | ErrorRecord) -> None:
-        res.raw += 1
-        if isinstance(item, ErrorRecord):
-            res.errors.append(item)
-        elif item.uid in seen:
-            res.copies.append(item.uid)  # first copy wins, as in a serial run
-        else:
-            seen.add(item.uid)
-            records.append(item)
-
+def read_chunk(chunk: Chunk, stats: ReadStats) -> Iterator[MessageRecord | ErrorRecord]:
+    """Every message (or error record) of one chunk, in order."""
     if isinstance(chunk, MboxRange):
-        _run_range(chunk, add, res)
+        yield from _read_range(chunk, stats)
     elif isinstance(chunk, RawBatch):
-        for err in chunk.errors:
-            add(err)
+        yield from chunk.errors
         for raw in chunk.items:
-            add(_parse_raw(raw, chunk.path))
-            res.bytes += raw.length
+            yield _parse_raw(raw, chunk.path)
+            stats.bytes += raw.length
     elif isinstance(chunk, GitRange):
         for blob in gitinbox.read_blobs(chunk.repo, chunk.commits):
             if blob.data is None:
-                res.deleted += 1
+                stats.deleted += 1
                 continue
             where = Where(chunk.repo, None, blob.size, blob.commit)
-            add(parse_message(blob.data, where, ("truncated",) if blob.truncated else ()))
-            res.bytes += blob.size
+            yield parse_message(blob.data, where, ("truncated",) if blob.truncated else ())
+            stats.bytes += blob.size
     else:
         for path, kind in chunk.files:
-            add(_parse_file(path, kind))
-            res.bytes += os.path.getsize(path)
-    res.uids = [r.uid for r in records]
-    res.defects = {r.uid: list(r.defects) for r in records if r.defects}
-    res.parts = stage(sink.store, sink.run, {
-        "messages": messages_table(records, [patch_facts(r.body) for r in records],
-                                   [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc,
-                                                       r.in_reply_to, r.references)
-                                    for r in records]),
-        "results": rows_table(RESULTS, records, [
-            extract_results(r.body) if "results" in extract else [] for r in records]),
-        "hardware": rows_table(HARDWARE, records, [
-            extract_hardware(r.body) if "hardware" in extract else [] for r in records]),
-        "statements": rows_table(STATEMENTS, records, [
-            extract_statements(r.body) if "statements" in extract else [] for r in records]),
-    })
-    return res
+            yield _parse_file(path, kind)
+            stats.bytes += os.path.getsize(path)
 
 
-def _run_range(chunk: MboxRange, add, res: ChunkResult) -> None:  # type: ignore[no-untyped-def]
+def _read_range(chunk: MboxRange, stats: ReadStats) -> Iterator[MessageRecord | ErrorRecord]:
     sp = Splitter(chunk.mode, start_offset=chunk.start)
     with open(chunk.path, "rb") as fh:
         fh.seek(chunk.start)
@@ -247,12 +191,11 @@ def _run_range(chunk: MboxRange, add, res: ChunkResult) -> None:  # type: ignore
         while left > 0 and (block := fh.read(min(left, 1 << 20))):
             left -= len(block)
             for raw in sp.feed(block):
-                add(_parse_raw(raw, chunk.path))
+                yield _parse_raw(raw, chunk.path)
         for raw in sp.close():
-            add(_parse_raw(raw, chunk.path))
-    res.bytes = chunk.end - chunk.start
-    for err in _preamble_error(sp, chunk.path):
-        add(err)
+            yield _parse_raw(raw, chunk.path)
+    stats.bytes = chunk.end - chunk.start
+    yield from _preamble_error(sp, chunk.path)
 
 
 def _parse_file(path: str, kind: str) -> MessageRecord | ErrorRecord:
