@@ -1,0 +1,379 @@
+"""Recall and precision of results, claims and hardware on the real gold set.
+
+    python benchmarks/accuracy.py [--corpus DIR] [--split dev|test|all] [--misses]
+
+The gold set (``tests/data/real/labels.json``: Message-IDs and expected values only,
+no mail text) names real messages of ``../shared/corpus/``.  This script ingests the
+corpus files they come from (``perf/``, ``perf-threads/``, ``hardware/``,
+``fixtures/single-messages/`` whole, so threads stay whole; from ``lists/`` only the
+labelled messages) into a temporary store and compares, message by message:
+
+- results: a labelled value is found when a row of the message has the same
+  ``unit_norm`` and a ``value_norm`` within 1%; precision counts the message's
+  summary rows (``is_summary``) that match no label.  Interval lines of tool
+  output are not labelled and not counted.
+- claims: a measured claim matches when both sides are within 1%, the unit and the
+  verdict agree; a prose claim when the verdict and the stated percent (or its
+  absence) agree; a robot claim by its two values.  Claims paired across a thread
+  are not labelled and are counted apart.
+- hardware: recall of the facts labelled ``setup``; precision of rows whose role
+  is ``setup`` (a row matches a label of the same kind that names the same model).
+
+The summary comes last, one figure per line; ``--misses`` prints every miss and
+every extra row before it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = ROOT / "tests" / "data" / "real" / "labels.json"
+CORPUS = ROOT.parent / "shared" / "corpus"
+WHOLE = ("perf", "perf-threads", "hardware", "fixtures/single-messages")
+TOLERANCE = 0.01
+MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(?:\r?\n[ \t]+)?<?([^>\s]+)>?")
+
+
+def load_labels(path: Path = LABELS) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())
+
+
+def _list_messages(corpus: Path, labels: list[dict[str, Any]], out: Path) -> None:
+    """The labelled messages of whole-list archives, one .eml file each."""
+    from mlx.ingest.chunks import split_stream
+    from mlx.ingest.sources import Source, discover
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for lab in labels:
+        if lab["file"].startswith("lists/"):
+            wanted[lab["file"]].add(lab["message_id"])
+    for name, ids in sorted(wanted.items()):
+        src: Source = discover([str(corpus / name)])[0][0]
+        for raw in split_stream(src):
+            data = getattr(raw, "data", None)
+            m = MESSAGE_ID.search(data[:65536]) if data else None
+            if m and m.group(1).decode("ascii", "replace") in ids:
+                (out / f"{len(os.listdir(out)):04d}.eml").write_bytes(data)
+
+
+def ingest_gold(corpus: Path, labels: list[dict[str, Any]], store: Path) -> Any:
+    import mlx
+    lists = store.parent / "lists"
+    lists.mkdir()
+    _list_messages(corpus, labels, lists)
+    paths = [str(corpus / d) for d in WHOLE if (corpus / d).exists()] + [str(lists)]
+    mlx.ingest(paths, store=str(store), workers=2)
+    return mlx.load(str(store))
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)):
+        return False
+    return abs(a - b) <= TOLERANCE * max(abs(b), 1e-9) + 1e-9
+
+
+def _mean(v: Any) -> float | None:
+    if isinstance(v, list):
+        return sum(v) / len(v) if v else None
+    return v
+
+
+# ---------------------------------------------------------------- matching
+
+
+def match_results(labels: list[dict[str, Any]], rows: pd.DataFrame) -> tuple[list[int], list[int]]:
+    """Greedy one-to-one matching: (index of the row each label got or -1, unmatched rows)."""
+    free = list(range(len(rows)))
+    got: list[int] = []
+    for lab in labels:
+        best, best_d = -1, None
+        for k in free:
+            r = rows.iloc[k]
+            if r.unit_norm != lab["unit_norm"] or not _close(r.value_norm, lab["value_norm"]):
+                continue
+            d = abs(int(r.line_no) - int(lab.get("line") or r.line_no))
+            if best_d is None or d < best_d:
+                best, best_d = k, d
+        if best >= 0:
+            free.remove(best)
+        got.append(best)
+    return got, free
+
+
+def _claim_ok(lab: dict[str, Any], c: Any) -> bool:
+    kind = lab["kind"]
+    if c.kind != kind:
+        return False
+    if kind == "prose":
+        stated, pct = lab.get("stated_pct"), c.stated_pct
+        same_pct = (stated is None and (pct is None or pd.isna(pct))) or (
+            stated is not None and pct is not None and not pd.isna(pct)
+            and abs(abs(float(pct)) - abs(float(stated))) <= 0.5)
+        return same_pct and c.verdict == lab.get("verdict")
+    if kind == "robot":
+        return _close(c.baseline_value, _mean(lab.get("baseline"))) and \
+            _close(c.patched_value, _mean(lab.get("patched")))
+    return (c.unit_norm == lab.get("unit_norm") and c.verdict == lab.get("verdict")
+            and _close(c.baseline_value, _mean(lab["baseline"]))
+            and _close(c.patched_value, _mean(lab["patched"])))
+
+
+def match_claims(labels: list[dict[str, Any]], rows: pd.DataFrame) -> tuple[list[int], list[int]]:
+    free = list(range(len(rows)))
+    got = []
+    for lab in labels:
+        k = next((k for k in free if _claim_ok(lab, rows.iloc[k])), -1)
+        if k >= 0:
+            free.remove(k)
+        got.append(k)
+    return got, free
+
+
+# "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz" -> {"xeon", "gold", "6338", ...}
+HW_NOISE = re.compile(r"\((?:r|tm)\)|[,;:()\[\]\"'@]")
+MEM = re.compile(r"(?i)(\d+(?:\.\d+)?)[ \t]*([KMGT])(?:i?B)?\b")
+MEM_MIB = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024**2}
+
+
+def _tokens(text: str) -> set[str]:
+    return set(HW_NOISE.sub(" ", text.lower()).replace("-", " ").split())
+
+
+def _mib(text: str) -> float | None:
+    m = MEM.search(text)
+    return float(m.group(1)) * MEM_MIB[m.group(2).upper()] if m else None
+
+
+def hw_same(lab: dict[str, Any], kind: str, text: str, value: Any) -> bool:
+    if lab["kind"] != kind:
+        return False
+    if kind == "memory":
+        want = _mib(lab["text"])
+        have = float(value) if value is not None and not pd.isna(value) else _mib(text)
+        return want is not None and have is not None and abs(want - have) <= 0.02 * want
+    a, b = lab["text"].lower(), str(text).lower()
+    if a in b or b in a:
+        return True
+    ta, tb = _tokens(a), _tokens(b)
+    models = {t for t in ta & tb if any(ch.isdigit() for ch in t) and len(t) >= 2}
+    return bool(models) or (len(ta & tb) >= 2 and len(ta & tb) >= 0.5 * min(len(ta), len(tb)))
+
+
+# ---------------------------------------------------------------- scoring
+
+
+@dataclass
+class Score:
+    found: int = 0
+    labelled: int = 0
+    correct: int = 0
+    predicted: int = 0
+    per_message: list[float] = field(default_factory=list)
+
+    def recall(self) -> float:
+        return self.found / self.labelled if self.labelled else 1.0
+
+    def precision(self) -> float:
+        return self.correct / self.predicted if self.predicted else 1.0
+
+    def macro(self) -> float:
+        return sum(self.per_message) / len(self.per_message) if self.per_message else 1.0
+
+
+@dataclass
+class Report:
+    results: Score = field(default_factory=Score)
+    claims: Score = field(default_factory=Score)
+    hardware: Score = field(default_factory=Score)
+    attrs: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    negatives: int = 0
+    negative_rows: int = 0
+    thread_claims: int = 0
+    messages: int = 0
+    lines: list[str] = field(default_factory=list)
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) -> None:
+    n, mid = lab.get("n"), lab["message_id"]
+    tag = f"n={n} {mid[:50]}"
+    res = arch.results
+    res = res[(res.uid == uid) & res.is_summary.astype(bool)].reset_index(drop=True)
+    if lab.get("negative"):
+        rep.negatives += 1
+        rep.negative_rows += len(res)
+        for r in res.itertuples():
+            rep.lines.append(f"NEGATIVE-ROW {tag} line {r.line_no}: {_fmt(r.value_norm)} "
+                             f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
+    got, free = match_results(lab["results"], res)
+    s = rep.results
+    if lab["results"]:
+        s.per_message.append(sum(k >= 0 for k in got) / len(lab["results"]))
+    s.labelled += len(lab["results"])
+    s.found += sum(k >= 0 for k in got)
+    s.predicted += len(res)
+    s.correct += len(res) - len(free)
+    for want, k in zip(lab["results"], got, strict=True):
+        if k < 0:
+            rep.lines.append(f"MISS result {tag} line {want.get('line')}: "
+                             f"{_fmt(want['value_norm'])} {want['unit_norm']} "
+                             f"({want.get('value')} {want.get('unit')})")
+            continue
+        r = res.iloc[k]
+        for attr in ("condition", "side", "quoted"):
+            have = r[attr] if not pd.isna(r[attr]) else None
+            rep.attrs[attr][1] += 1
+            if (bool(have) if attr == "quoted" else have) == want.get(attr):
+                rep.attrs[attr][0] += 1
+            elif attr == "condition":
+                rep.lines.append(f"CONDITION {tag} line {r.line_no}: {have} for "
+                                 f"{want.get(attr)} ({_fmt(r.value_norm)} {r.unit_norm})")
+    if not lab.get("negative"):
+        for k in free:
+            r = res.iloc[k]
+            rep.lines.append(f"EXTRA result {tag} line {r.line_no}: {_fmt(r.value_norm)} "
+                             f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
+    _score_claims(lab, arch, uid, rep, tag)
+    _score_hardware(lab, arch, uid, rep, tag)
+
+
+def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
+                  tag: str) -> None:
+    cl = arch.claims
+    cl = cl[cl.uid == uid].reset_index(drop=True)
+    across = cl.note.astype(str).str.contains("across the thread")
+    rep.thread_claims += int(across.sum())
+    cl = cl[~across].reset_index(drop=True)
+    got, free = match_claims(lab["claims"], cl)
+    s = rep.claims
+    if lab["claims"]:
+        s.per_message.append(sum(k >= 0 for k in got) / len(lab["claims"]))
+    s.labelled += len(lab["claims"])
+    s.found += sum(k >= 0 for k in got)
+    s.predicted += len(cl)
+    s.correct += len(cl) - len(free)
+    for want, k in zip(lab["claims"], got, strict=True):
+        if k < 0:
+            what = (f"stated {want.get('stated_pct')}" if want["kind"] == "prose" else
+                    f"{_fmt(_mean(want.get('baseline')))} -> {_fmt(_mean(want.get('patched')))} "
+                    f"{want.get('unit_norm') or ''}")
+            rep.lines.append(f"MISS claim {tag} [{want['kind']}] {what} {want.get('verdict')} "
+                             f"(line {want.get('patched_line') or want.get('line')})")
+    for k in free:
+        c = cl.iloc[k]
+        what = (f"stated {_fmt(c.stated_pct)} {str(c.statement)[:60]!r}" if c.kind == "prose"
+                else f"{_fmt(c.baseline_value)} -> {_fmt(c.patched_value)} {c.unit_norm} "
+                f"{c.baseline_label!r} vs {c.patched_label!r}")
+        rep.lines.append(f"EXTRA claim {tag} [{c.kind}] {what} {c.verdict}")
+
+
+def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
+                    tag: str) -> None:
+    hw = arch.hardware
+    hw = hw[hw.uid == uid]
+    role = hw.role if "role" in hw.columns else pd.Series("setup", index=hw.index)
+    setup = [h for h in lab["hardware"] if h.get("role") == "setup"]
+    s = rep.hardware
+    rows = list(zip(hw.kind, hw.text, hw.value, role, hw.line_no, strict=True))
+    found = 0
+    for h in setup:
+        if any(hw_same(h, k, t, v) for k, t, v, _, _ in rows):
+            found += 1
+        else:
+            rep.lines.append(f"MISS hardware {tag} line {h.get('line')}: {h['kind']} "
+                             f"{h['text']!r}")
+    if setup:
+        s.per_message.append(found / len(setup))
+    s.labelled += len(setup)
+    s.found += found
+    for k, t, v, r, line in rows:
+        if r != "setup":
+            continue
+        s.predicted += 1
+        if any(hw_same(h, k, t, v) for h in setup):
+            s.correct += 1
+        else:
+            rep.lines.append(f"EXTRA hardware {tag} line {line}: {k} {t!r}")
+
+
+def measure(corpus: Path = CORPUS, labels: list[dict[str, Any]] | None = None,
+            split: str = "all") -> Report:
+    labels = load_labels() if labels is None else labels
+    labels = [lab for lab in labels if split == "all" or lab.get("split") == split]
+    with tempfile.TemporaryDirectory(prefix="mlx-accuracy-") as tmp:
+        arch = ingest_gold(corpus, labels, Path(tmp) / "store")
+        uid_of = dict(zip(arch.headers.message_id, arch.headers.uid, strict=True))
+        rep = Report()
+        for lab in labels:
+            uid = uid_of.get(lab["message_id"])
+            rep.messages += 1
+            if uid is None:
+                rep.lines.append(f"NOT-INGESTED n={lab.get('n')} {lab['message_id']}")
+            score_message(lab, arch, uid, rep)
+    return rep
+
+
+def figures(rep: Report) -> dict[str, float]:
+    return {
+        "results_recall_per_message": rep.results.macro(),
+        "results_recall": rep.results.recall(),
+        "results_precision": rep.results.precision(),
+        "claims_recall": rep.claims.recall(),
+        "claims_precision": rep.claims.precision(),
+        "hardware_setup_recall": rep.hardware.recall(),
+        "hardware_setup_precision": rep.hardware.precision(),
+        "negative_rows": float(rep.negative_rows),
+    }
+
+
+def summary(rep: Report, split: str) -> list[str]:
+    r, c, h = rep.results, rep.claims, rep.hardware
+    attrs = ", ".join(f"{k} {a / b:.2f}" for k, (a, b) in sorted(rep.attrs.items()) if b)
+    return [
+        f"gold set ({split}): {rep.messages} messages, {rep.negatives} negatives",
+        f"results recall per message {r.macro():.3f}, overall {r.recall():.3f} "
+        f"({r.found}/{r.labelled})",
+        f"results precision {r.precision():.3f} ({r.correct}/{r.predicted}); "
+        f"attributes of found rows: {attrs}",
+        f"claims recall {c.recall():.3f} ({c.found}/{c.labelled}), precision "
+        f"{c.precision():.3f} ({c.correct}/{c.predicted}); {rep.thread_claims} paired "
+        f"across threads, not scored",
+        f"rows from negative messages: {rep.negative_rows}",
+        f"hardware setup recall {h.recall():.3f} ({h.found}/{h.labelled}), precision "
+        f"{h.precision():.3f} ({h.correct}/{h.predicted})",
+    ]
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=CORPUS)
+    ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    ap.add_argument("--misses", action="store_true", help="print every miss and extra row")
+    a = ap.parse_args(argv)
+    if not a.corpus.is_dir():
+        print(f"Error: no corpus at {a.corpus}; pass --corpus DIR", file=sys.stderr)
+        return 1
+    rep = measure(a.corpus, split=a.split)
+    if a.misses:
+        print("\n".join(rep.lines))
+    print("\n".join(summary(rep, a.split)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
