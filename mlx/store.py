@@ -96,7 +96,7 @@ RESULTS = pa.schema([
     ("reverse", pa.bool_()), ("protocol", pa.string()), ("duration", pa.float64()),
     ("config", pa.string()), ("role", pa.string()), ("cpu_local", pa.float64()),
     ("cpu_remote", pa.float64()), ("sd_local", pa.float64()), ("sd_remote", pa.float64()),
-    ("statistic", pa.string()), ("sender_host", pa.string()),
+    ("statistic", pa.string()), ("sender_host", pa.string()), ("pair", pa.string()),
 ])
 HARDWARE = pa.schema([
     ("uid", pa.string()), ("message_id", pa.string()), ("host", pa.string()),

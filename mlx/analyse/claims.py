@@ -11,6 +11,7 @@ messages.  Quoted rows never count.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from typing import Any
 
@@ -18,19 +19,30 @@ import pandas as pd
 
 NOISE_PCT = 1.0  # |delta| below this is no change
 LOWER_IS_BETTER = {"latency", "loss"}
-KEY = ["tool", "test", "metric", "side", "stream", "section", "config"]
+# a count is better lower when it counts a failure: "drops: 41 -> 2"
+FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
+KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "command"]
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
 COLUMNS = ["patch_id", "title", "version", "message_id", "author", "date", "kind", "tool",
-           "test", "metric", "side", "stream", "section", "baseline_label", "baseline_value",
-           "baseline_n", "baseline_stdev", "patched_label", "patched_value", "patched_n",
-           "patched_stdev", "unit_norm", "delta_pct", "verdict", "note", "hardware",
-           "stated_pct", "agrees", "statement"]
+           "test", "metric", "side", "stream", "section", "config", "baseline_label",
+           "baseline_value", "baseline_n", "baseline_stdev", "patched_label", "patched_value",
+           "patched_n", "patched_stdev", "unit_norm", "delta_pct", "verdict", "note", "hardware",
+           "stated_pct", "agrees", "statement", "baseline_line", "patched_line",
+           "baseline_line_no", "patched_line_no"]
+# "1a2b3c4d5e6f", "9f8e7d6^": a label naming a commit
+SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
+# "net-next (baseline)" -> "net-next": the head a variant label extends
+PARENTHETICAL = re.compile(r"[ \t]*\([^)]*\)")
+STOP = {"the", "a", "an", "of", "for", "to", "in", "on", "and", "with", "add", "use", "net",
+        "support", "fix", "patch", "v1", "v2", "v3"}
 
 
-def verdict(delta_pct: float, metric: str, noise_pct: float = NOISE_PCT) -> str:
+def verdict(delta_pct: float, metric: str, noise_pct: float = NOISE_PCT,
+            lower_is_better: bool | None = None) -> str:
     if abs(delta_pct) < noise_pct:
         return "no-change"
-    better = delta_pct < 0 if metric in LOWER_IS_BETTER else delta_pct > 0
+    lower = metric in LOWER_IS_BETTER if lower_is_better is None else lower_is_better
+    better = delta_pct < 0 if lower else delta_pct > 0
     return "improvement" if better else "regression"
 
 
@@ -44,7 +56,7 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
     names = [name for name, _ in labels]
     at = names.index(patched)
     unpatched = [(i, n) for i, (n, c) in enumerate(labels) if c != "patched" and n != patched]
-    prefixes = [n for _, n in unpatched if patched.startswith(n) and len(n) < len(patched)]
+    prefixes = [n for _, n in unpatched if _extends(patched, n)]
     if prefixes:
         return max(prefixes, key=len)  # "0.0.20180708" under "0.0.20180708 w/... patch"
     marked = [(i, n) for i, n in unpatched if labels[i][1] == "baseline"]
@@ -57,6 +69,47 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
     return plain[-1] if plain else None
 
 
+def _extends(label: str, base: str) -> bool:
+    """Does ``label`` name ``base`` plus something ("mainline + frag recycling" over
+    "mainline", "net-next + IP6IP support" over "net-next (baseline)")?"""
+    head = PARENTHETICAL.sub("", base).strip()
+    return bool(head) and len(label) > len(head) and label.startswith(head) and \
+        label[len(head):len(head) + 1] in (" ", "+", "-", "/", "_", ".") and label != base
+
+
+def effective_conditions(labels: list[tuple[str, str | None]],
+                         title: str | None = None) -> list[tuple[str, str | None]]:
+    """Conditions of labels the text leaves open, from the other labels beside them.
+
+    A label extending another ("A + B", "A w/ foo") is the patched one and ``A`` its
+    baseline; beside a baseline, a label naming a commit is the one under test; with no
+    condition at all, the one label sharing a word with the patch title is patched.
+    """
+    conds = dict(labels)
+    for name, cond in labels:
+        if cond is None and any(_extends(name, other) for other, _ in labels):
+            conds[name] = "patched"
+            for other, _ in labels:
+                if _extends(name, other) and conds[other] is None:
+                    conds[other] = "baseline"
+    values = set(conds.values())
+    if "baseline" in values and "patched" not in values:
+        for name, cond in labels:
+            if cond is None and SHA.search(name):
+                conds[name] = "patched"
+    if values == {None} and title and len(labels) == 2:
+        words = _words(title)
+        hits = [bool(_words(name) & words) for name, _ in labels]
+        if sum(hits) == 1:
+            for (name, _), hit in zip(labels, hits, strict=True):
+                conds[name] = "patched" if hit else "baseline"
+    return [(name, conds[name]) for name, _ in labels]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower()) if w not in STOP}
+
+
 def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[str, Any] | None:
     b_mean, b_n, b_sd = _stats(list(base.value_norm))
     p_mean, p_n, p_sd = _stats(list(patched.value_norm))
@@ -64,7 +117,10 @@ def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[s
         return None
     delta = (p_mean - b_mean) / b_mean * 100
     metric = patched.metric.iloc[0]
-    v: Any = verdict(delta, metric, noise_pct)
+    lower = None
+    if metric == "count":
+        lower = bool(FAILURE_COUNT.search(str(patched.config.iloc[0] or "")))
+    v: Any = verdict(delta, metric, noise_pct, lower)
     note = None
     if b_n > 1 and p_n > 1 and v != "no-change" and \
             abs(p_mean - b_mean) <= max(b_sd or 0.0, p_sd or 0.0):
@@ -72,38 +128,89 @@ def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[s
     return {"baseline_value": b_mean, "baseline_n": b_n, "baseline_stdev": b_sd,
             "patched_value": p_mean, "patched_n": p_n, "patched_stdev": p_sd,
             "unit_norm": patched.unit_norm.iloc[0], "delta_pct": delta, "verdict": v,
-            "note": note}
+            "note": note, "baseline_line": "; ".join(dict.fromkeys(base.line.astype(str)))[:500],
+            "patched_line": "; ".join(dict.fromkeys(patched.line.astype(str)))[:500],
+            "baseline_line_no": int(base.line_no.min()),
+            "patched_line_no": int(patched.line_no.min())}
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
-    """Own (unquoted) rows with a value; summaries only where a group has them."""
+    """Own (unquoted) rows with a value; summaries only where a group has them, and a
+    run's ``[SUM]`` rows rather than its streams where it has them."""
     r = results[~results.quoted.astype(bool) & results.value_norm.notna()].copy()
-    for col in KEY + ["label", "condition"]:
+    if "pair" not in r.columns:
+        r["pair"] = None
+    for col in KEY + ["label", "condition", "pair"]:
+        if col not in r.columns:
+            r[col] = None
         r[col] = r[col].astype(object).where(r[col].notna(), None)
+    if "line" not in r.columns:
+        r["line"] = ""
     has_summary = r.groupby(["uid"] + KEY, dropna=False).is_summary.transform("any")
-    return r[r.is_summary.astype(bool) | ~has_summary.astype(bool)]
+    r = r[r.is_summary.astype(bool) | ~has_summary.astype(bool)]
+    run = ["uid", "label", "tool", "side", "metric", "section", "config", "command"]
+    r["is_sum"] = (r.stream == "SUM").astype(bool)
+    has_sum = r.groupby(run, dropna=False).is_sum.transform("any").astype(bool)
+    return r[r.is_sum | r.stream.isna() | ~has_sum].drop(columns="is_sum")
 
 
-def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT) -> list[dict[str, Any]]:
+def _claim(uid: Any, key: tuple[Any, ...], base: pd.DataFrame, patched: pd.DataFrame,
+           noise_pct: float) -> dict[str, Any] | None:
+    pair = _pair(base, patched, noise_pct)
+    if pair is None:
+        return None
+    return {"uid": uid, "kind": "measured", **dict(zip(KEY, key, strict=True)),
+            "baseline_label": base.label.iloc[0], "patched_label": patched.label.iloc[0],
+            **pair}
+
+
+def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
+                    titles: dict[Any, str] | None = None) -> list[dict[str, Any]]:
+    """Baseline/patched pairs within each message: pairs the text makes itself (a table
+    row, an arrow, "from X to Y"), then runs under contrasting labels."""
     out: list[dict[str, Any]] = []
     r = _usable(results)
     for uid, rows in r.groupby("uid", sort=False):
         rows = rows.sort_values("line_no")
+        title = (titles or {}).get(uid)
+        out += _text_pairs(uid, rows[rows.pair.notna()], noise_pct, title)
+        out += _label_pairs(uid, rows[rows.pair.isna()], noise_pct, title)
+    return out
+
+
+def _text_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
+                title: str | None) -> list[dict[str, Any]]:
+    out = []
+    for _, group in rows.groupby(["pair", "metric", "unit_norm"], sort=False):
+        labels = list(dict.fromkeys(zip(group.label, group.condition, strict=True)))
+        conds = dict(effective_conditions(labels, title))
+        cond = group.label.map(conds).where(group.condition.isna(), group.condition)
+        base, patched = group[cond == "baseline"], group[cond == "patched"]
+        if len(base) and len(patched):
+            key = tuple(patched[k].iloc[0] for k in KEY)
+            if (claim := _claim(uid, key, base, patched, noise_pct)) is not None:
+                out.append(claim)
+    return out
+
+
+def _label_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
+                 title: str | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for key, group in rows.groupby(KEY, dropna=False, sort=False):
         labels: list[tuple[str, str | None]] = []
-        for name, cond in zip(rows.label, rows.condition, strict=True):
+        for name, cond in zip(group.label, group.condition, strict=True):
             if name is not None and name not in [n for n, _ in labels]:
                 labels.append((name, cond))
+        labels = effective_conditions(labels, title)
         for name, cond in labels:
             if cond != "patched":
                 continue
             base = pick_baseline(name, labels)
             if base is None:
                 continue
-            for key, group in rows.groupby(KEY, dropna=False, sort=False):
-                b, p = group[group.label == base], group[group.label == name]
-                if len(b) and len(p) and (pair := _pair(b, p, noise_pct)):
-                    out.append({"uid": uid, "kind": "measured", **dict(zip(KEY, key, strict=True)),
-                                "baseline_label": base, "patched_label": name, **pair})
+            b, p = group[group.label == base], group[group.label == name]
+            if len(b) and len(p) and (claim := _claim(uid, key, b, p, noise_pct)):
+                out.append(claim)
     return out
 
 
@@ -111,7 +218,8 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
                   noise_pct: float = NOISE_PCT) -> list[dict[str, Any]]:
     """Baseline runs in one message, patched runs in another of the same thread."""
     r = _usable(results)
-    r = r[r.condition.isin(["baseline", "patched"]) & ~r.uid.isin(paired_uids)]
+    r = r[r.condition.isin(["baseline", "patched"]) & ~r.uid.isin(paired_uids)
+          & r.pair.isna()]
     if r.empty:
         return []
     meta = messages.set_index("uid")
@@ -125,12 +233,9 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
             p = group[group.condition == "patched"]
             if b.empty or p.empty or b.uid.nunique() + p.uid.nunique() < 2:
                 continue
-            if (pair := _pair(b, p, noise_pct)) is not None:
-                out.append({"uid": p.sort_values("when").uid.iloc[-1], "kind": "measured",
-                            **dict(zip(KEY, key, strict=True)),
-                            "baseline_label": b.label.iloc[0], "patched_label": p.label.iloc[0],
-                            "note": "paired across the thread", **{k: v for k, v in pair.items()
-                                                                  if k != "note"}})
+            if (claim := _claim(p.sort_values("when").uid.iloc[-1], key, b, p, noise_pct)):
+                claim["note"] = "paired across the thread"
+                out.append(claim)
     return out
 
 
@@ -203,12 +308,27 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
     return out
 
 
+def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any]) -> bool:
+    """A claim needs a change under test: a patch the message is or discusses, or a
+    commit its labels name (a bisection).  A contrast of configurations in a bug
+    report about no patch is no claim."""
+    if not pd.isna(patch_of.get(claim["uid"])):
+        return True
+    return any(SHA.search(str(claim.get(k) or "")) for k in ("baseline_label", "patched_label"))
+
+
 def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     """The claims table of an Archive."""
+    from mlx.link.subjects import parse_subject
     messages = archive.headers
-    measured = measured_claims(archive.results, noise_pct)
+    titles = {u: parse_subject(s).title for u, s in zip(messages.uid, messages.subject,
+                                                        strict=True) if isinstance(s, str)}
+    patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))
+    measured = [c for c in measured_claims(archive.results, noise_pct, titles)
+                if _about_a_change(c, patch_of)]
     paired = {c["uid"] for c in measured}
-    measured += thread_claims(archive.results, messages, paired, noise_pct)
+    measured += [c for c in thread_claims(archive.results, messages, paired, noise_pct)
+                 if _about_a_change(c, patch_of)]
     mframe = pd.DataFrame(measured)
     rows = measured + prose_claims(archive.statements, mframe, messages) + robot_claims(
         archive.reports, archive.statements)
@@ -224,7 +344,6 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     df["title"] = df.patch_id.map(patches.title).astype(object)
     df["version"] = df.patch_id.map(patches.version).astype(object)
     # a patch not in the archive (seed 000): its title from the message subject
-    from mlx.link.subjects import parse_subject
     missing = df.title.isna() & df.patch_id.notna()
     df.loc[missing, "title"] = df.loc[missing, "uid"].map(meta.subject).map(
         lambda s: parse_subject(s).title if isinstance(s, str) else None)

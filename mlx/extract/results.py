@@ -1,13 +1,15 @@
 """Benchmark results of one message body: one row per measured value.
 
-Two passes.  The first finds result lines: a cheap substring prefilter, then
-the iperf, netperf, summary and prose parsers; lines inside diff hunks never
-count (a patch adding a ``Mbits/sec`` printf is no result), and lines a mail
-client wrapped (``sender`` on a line of its own) are joined back.  Only when
-something was found does the second pass read the context of each result,
-per quote depth: the nearest label line above it (``Before patch:``, ``-- v2
---``, ``stock kernel``), a section heading above repeated labels, and the
-command that produced it.
+The body is read once into a ``Document`` (quote depths, diff hunks, wrapped lines
+joined).  Readers then take the lines of each quote depth, all with one protocol
+(``feed`` a line, ``flush`` at the end): the iperf block reader, netperf's classic
+and omni readers, the hand-typed table reader; single lines go to the summary,
+ping and prose parsers.  Only when something was found is the outline read: the
+label lines above each value with their nesting (``Without this patch:`` over
+``* idle link:``), the section heading above repeated labels, and the command that
+produced it.  The outer label that names a condition gives ``label`` and
+``condition``; inner labels and table rows give ``config``.  Values the text pairs
+itself (a table row, ``612 -> 655 Mbps``, ``from X to Y``) share a ``pair`` key.
 """
 
 from __future__ import annotations
@@ -17,18 +19,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract import inline, iperf, netperf
+from mlx.extract.conditions import condition_of
+from mlx.extract.document import Document, outline_position
+from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
-from mlx.text import split_quote
 
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
 BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s", "ytes/s",
                "_STREAM", "_RR", "_MAERTS", "THROUGHPUT", "Interim", "usec", "atency",
-               "_per_second")
+               "_per_second", "IOPS", "rtt min", "round-trip")
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
 # a digit followed by a unit: the line may hold a value
-UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?(?:bps|bits?/|b/s|B/s|pps|Bytes)|tps|[Tt]rans|"
-                       r"[uµμmn]s(?:ec)?\b|10\^)")
+UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
+                       r"[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
 COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
                      r"\S{1,40}[ \t]+)?(iperf3|iperf|netperf|super_netperf|neper|tcp_rr|tcp_stream)"
@@ -37,18 +41,14 @@ PROMPT_HOST = re.compile(r"^(?:\[?[\w.-]{1,40}@)?([\w.-]{1,40})[ \t:]{1,3}[~/\w.
 # -- 0.0.20180708 w/napi_gro_receive patch --     == with patch ==     ** baseline **
 FENCED = re.compile(r"^(-{2,}|={2,}|\*{2,}|#{2,})[ \t]*([^\n]{0,120}?)[ \t]*"
                     r"(?:-{2,}|={2,}|\*{2,}|#{2,})?$")
-BASELINE = re.compile(r"(?i)\b(before|without|w/o|stock|vanilla|baseline|base|unpatched|old|"
-                      r"original|orig|upstream|mainline|reference|pre-patch|revert(?:ed)?)\b")
-PATCHED = re.compile(r"(?i)\b(?:after|with|patched|new|applied|post-patch|fixed)\b|"
-                     r"\bw/(?!o\b)|\+[ \t]?(?:the[ \t])?(?:patch|series|fix)")
 # "On Tue, Mar 05, 2024 at 10:00:00AM +0100, Alice Novak wrote:": no label
 ATTRIBUTION = re.compile(r"(?i)\b(?:wrote|writes|said|schrieb|a écrit)[ \t]*:$")
 IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted connection|client "
                            r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\])")
-MAX_ROWS = 5000
-# no-break and thin spaces that HTML mail clients put into pasted tool output
-SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " "})
+# "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
+SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
+MAX_ROWS = 5000  # per message, over every reader
 
 
 @dataclass(frozen=True)
@@ -89,27 +89,7 @@ class ResultRow:
     sd_remote: float | None = None
     statistic: str | None = None
     sender_host: str | None = None  # iperf3: which end sent the data (-R makes it the server)
-
-
-@dataclass
-class _Context:
-    label: str | None = None
-    label_condition: str | None = None
-    section: str | None = None
-    command: str | None = None
-    host: str | None = None
-    cmd: dict[str, Any] = field(default_factory=dict)
-
-
-def condition_of(label: str | None) -> str | None:
-    """baseline, patched or None (neither, or both as in "with/without")."""
-    if not label:
-        return None
-    base = bool(BASELINE.search(label))
-    patched = bool(PATCHED.search(label))
-    if base == patched:
-        return None
-    return "baseline" if base else "patched"
+    pair: str | None = None  # values the text pairs itself (a table row, "X -> Y") share it
 
 
 def parse_command(command: str) -> dict[str, Any]:
@@ -144,8 +124,6 @@ def parse_command(command: str) -> dict[str, Any]:
     return out
 
 
-
-
 def may_hold_results(body: str) -> bool:
     if any(t in body for t in BODY_TOKENS):
         return True
@@ -153,132 +131,153 @@ def may_hold_results(body: str) -> bool:
 
 
 def extract_results(body: str | None) -> list[ResultRow]:
+    """Every measured value of one body, with its labels, condition and command."""
     if not body or not may_hold_results(body):
         return []
-    if not body.isascii():
-        body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
-    lines = body.split("\n")
-    depth_content = [split_quote(ln) for ln in lines]
-    found = _find(depth_content) + _json_rows(body)
-    found.sort(key=lambda x: x[0])
+    doc = Document(body)
+    found = _find(doc)
     if not found:
         return []
-    return _with_context(found, depth_content)
+    return _with_context(found, doc)
 
 
-def _find(dc: list[tuple[int, str]]) -> list[tuple[int, list[ResultRow]]]:
-    """(line index, partial rows) for every result line, diff hunks skipped."""
-    out: list[tuple[int, list[ResultRow]]] = []
-    readers: dict[int, tuple[netperf.TableReader, netperf.OmniReader]] = {}
-    tests: dict[int, str] = {}  # netperf test named by the last banner, per quote depth
-    in_diff = False
-    iperf_block: list[tuple[int, iperf.IperfValue]] = []
+# ---------------------------------------------------------------- finding values
+
+
+@dataclass
+class _Found:
+    """Rows found so far, by line; the one place MAX_ROWS is kept."""
+
+    rows: list[tuple[int, ResultRow]] = field(default_factory=list)
+
+    @property
+    def full(self) -> bool:
+        return len(self.rows) >= MAX_ROWS
+
+    def add(self, i: int, rows: list[ResultRow]) -> None:
+        room = MAX_ROWS - len(self.rows)
+        self.rows += [(i, r) for r in rows[:max(room, 0)]]
+
+
+@dataclass
+class _Readers:
+    """The stateful readers of one quote depth."""
+
+    table: netperf.TableReader = field(default_factory=netperf.TableReader)
+    omni: netperf.OmniReader = field(default_factory=netperf.OmniReader)
+    hand: TableReader = field(default_factory=TableReader)
+    iperf: list[tuple[int, iperf.IperfValue]] = field(default_factory=list)
+    test: str | None = None  # netperf test named by the last banner
+
+
+def _find(doc: Document) -> list[tuple[int, ResultRow]]:
+    """(line index, partial row) of every value, diff hunks skipped."""
+    out = _Found()
+    readers: dict[int, _Readers] = {}
     skip = -1
-    total = 0
-    for i, (depth, text) in enumerate(dc):
-        if i <= skip:
+    for i, line in enumerate(doc.lines):
+        if out.full:
+            break
+        if line.in_diff or i <= skip:
             continue
-        if text.startswith("diff --git ") or text.startswith("@@ -"):
-            in_diff = True
-            continue
-        if in_diff:
-            if text[:1] in ("+", "-", " ", "@", "\\") or text.startswith("index "):
-                continue
-            in_diff = False
-        table, omni = readers.setdefault(depth, (netperf.TableReader(), netperf.OmniReader()))
+        text, depth = line.text, line.depth
+        r = readers.setdefault(depth, _Readers())
         if "TEST" in text and (banner := netperf.banner_test(text)):
-            tests[depth] = banner
-        test = tests.get(depth)
-        rows: list[ResultRow] = []
-        if text.startswith("Throughput,") and i + 1 < len(dc):  # netperf -o CSV
-            rows += [_netperf_row(v, "omni") for v in netperf.parse_omni_csv(
-                text, dc[i + 1][1], test)]
-            if rows:
-                out.append((i + 1, rows))
+            r.test = banner
+        if text.startswith("Throughput,") and i + 1 < len(doc):  # netperf -o CSV
+            if rows := [_netperf_row(v, "omni") for v in netperf.parse_omni_csv(
+                    text, doc.text(i + 1), r.test)]:
+                out.add(i + 1, rows)
                 skip = i + 1
                 continue
-        if omni.block or "=" in text:
-            rows += [_netperf_row(v, "omni") for v in omni.feed(text, test)]
-        if not UNIT_HINT.search(text):
-            rows += [_netperf_row(v, "table") for v in table.feed(text, test)]
-            _flush_iperf(iperf_block, out)
-            if rows:
-                out.append((i, rows))
-            continue
-        value = iperf.parse_line(text)
+        if r.omni.block or "=" in text:
+            out.add(i, [_netperf_row(v, "omni") for v in r.omni.feed(text, r.test)])
+        value = iperf.parse_line(text) if "sec" in text else None
         if value is not None:
-            if value.side is None and value.jitter_ms is None and i + 1 < len(dc) and \
-                    dc[i + 1][0] == depth and dc[i + 1][1].strip() in ("sender", "receiver"):
-                value = replace(value, side=dc[i + 1][1].strip())  # the client wrapped it
-                skip = i + 1
-            iperf_block.append((i, value))
+            r.iperf.append((i, value))
             continue
-        _flush_iperf(iperf_block, out)
-        rows += [_netperf_row(v, "table") for v in table.feed(text, test)]
-        if (v := netperf.parse_interim(text, test)) is not None:
-            rows.append(_netperf_row(v, "interim"))
-        elif (s := inline.parse_summary(text)) is not None:
-            rows.append(_inline_row(s, "summary"))
-        elif not rows:
-            rows += [_inline_row(v, "inline") for v in inline.parse_prose(text)]
-        if rows:
-            out.append((i, rows))
-            total += len(rows)
-            if total > MAX_ROWS:
-                break
-    _flush_iperf(iperf_block, out)
-    for _, omni in readers.values():
-        rows = [_netperf_row(v, "omni") for v in omni.flush(None)]
-        if rows:
-            out.append((len(dc) - 1, rows))
-    return sorted(out, key=lambda x: x[0])
+        _flush_iperf(r.iperf, out)
+        in_netperf = r.table.columns is not None
+        rows = [_netperf_row(v, "table") for v in r.table.feed(text, r.test)]
+        if not rows and not in_netperf and len(text) < 300:
+            rows = [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}")
+                    for t in r.hand.feed(i, text)]
+        if not rows and UNIT_HINT.search(text):
+            rows = _line_values(i, text, r.test)
+        out.add(i, rows)
+    for r in readers.values():
+        _flush_iperf(r.iperf, out)
+        out.add(len(doc) - 1, [_netperf_row(v, "omni") for v in r.omni.flush(None)])
+    for row in _json_rows(doc):
+        out.add(row.line_no - 1, [row])
+    return _pings_without_summary(sorted(out.rows, key=lambda x: x[0]))
 
 
-def _json_rows(body: str) -> list[tuple[int, list[ResultRow]]]:
+def _line_values(i: int, text: str, test: str | None) -> list[ResultRow]:
+    if (v := netperf.parse_interim(text, test)) is not None:
+        return [_netperf_row(v, "interim")]
+    if (s := inline.parse_summary(text)) is not None:
+        return [_inline_row(s, "summary")]
+    if ping := inline.parse_ping(text):
+        return [_inline_row(v, "ping") for v in ping]
+    return [_inline_row(v, "inline", None if v.pair is None else f"p{i}.{v.pair}")
+            for v in inline.parse_prose(text)]
+
+
+def _pings_without_summary(rows: list[tuple[int, ResultRow]]) -> list[tuple[int, ResultRow]]:
+    """ping reply lines are intervals, unless no summary line follows them."""
+    if not any(r.tool == "ping" for _, r in rows):
+        return rows
+    summarised = {r.quote_depth for _, r in rows if r.tool == "ping" and r.statistic != "reply"
+                  and r.metric == "latency"}
+    return [(i, replace(r, is_summary=r.quote_depth not in summarised))
+            if r.tool == "ping" and r.statistic == "reply" else (i, r) for i, r in rows]
+
+
+def _json_rows(doc: Document) -> list[ResultRow]:
     """Final sums of ``iperf3 -J`` output pasted into a message."""
+    text = "\n".join(line.text for line in doc.lines)
     out = []
-    for s in iperf.parse_json(body):
+    for s in iperf.parse_json(text):
         f = s.fields
         udp = "jitter_ms" in f
         side = {"sum_sent": "sender", "sum_received": "receiver"}.get(s.key)
         base: dict[str, Any] = dict(tool="iperf3", test="udp" if udp else "tcp", side=side,
                                     stream="SUM", interval_start=f.get("start"),
-                                    interval_end=f.get("end"), is_summary=True)
+                                    interval_end=f.get("end"), is_summary=True,
+                                    line_no=text.count("\n", 0, s.offset) + 1)
         retr = f.get("retransmits")
-        rows = [_row(f["bits_per_second"], "bits/sec", retransmits=int(retr) if retr is not None
-                     else None, **base)]
+        out.append(_row(f["bits_per_second"], "bits/sec", retransmits=int(retr) if retr is not None
+                        else None, **base))
         if udp:
-            rows.append(_row(f["jitter_ms"], "ms", metric="latency", statistic="jitter", **base))
+            out.append(_row(f["jitter_ms"], "ms", metric="latency", statistic="jitter", **base))
             if "lost_percent" in f:
-                rows.append(_row(f["lost_percent"], "%", metric="loss", **base))
-        out.append((body.count("\n", 0, s.offset), rows))
+                out.append(_row(f["lost_percent"], "%", metric="loss", **base))
     return out
 
 
-def _flush_iperf(block: list[tuple[int, iperf.IperfValue]],
-                 out: list[tuple[int, list[ResultRow]]]) -> None:
+def _flush_iperf(block: list[tuple[int, iperf.IperfValue]], out: _Found) -> None:
     if not block:
         return
     values = [v for _, v in block]
     tool = "iperf3" if values[0].decimals == 2 or any(v.side for v in values) else "iperf2"
     summaries = iperf.mark_summaries(values, tool)
     for (i, v), summary in zip(block, summaries, strict=True):
-        rows = []
         test = "udp" if v.jitter_ms is not None else "tcp"
         base: dict[str, Any] = dict(tool=tool, test=test, side=v.side, stream=v.stream,
                                     role=v.role, interval_start=v.start, interval_end=v.end,
                                     is_summary=summary)
-        rows.append(_row(v.rate, v.rate_unit, retransmits=v.retransmits, **base))
+        rows = [_row(v.rate, v.rate_unit, retransmits=v.retransmits, **base)]
         if v.jitter_ms is not None:
             rows.append(_row(v.jitter_ms, "ms", metric="latency", statistic="jitter", **base))
         if v.loss_pct is not None:
             rows.append(_row(v.loss_pct, "%", metric="loss", **base))
-        out.append((i, rows))
+        out.add(i, rows)
     block.clear()
 
 
 def _row(value: float, unit: str, metric: str | None = None, **kw: Any) -> ResultRow:
-    norm = normalize(value, unit, bytes_pow2=kw.get("tool") != "inline")
+    norm = normalize(value, unit, bytes_pow2=kw.get("tool") not in ("inline", "table"))
     value_norm, unit_norm, found_metric = norm if norm else (None, None, "unknown")
     return ResultRow(metric=metric or found_metric, value=value, unit=unit,
                      value_norm=value_norm, unit_norm=unit_norm, **kw)
@@ -291,13 +290,44 @@ def _netperf_row(v: netperf.NetperfValue, kind: str) -> ResultRow:
                 statistic=v.extra.get("statistic"))
 
 
-def _inline_row(v: inline.InlineValue, tool: str) -> ResultRow:
-    return _row(v.value, v.unit, tool=tool, test=v.test, label=v.label,
-                condition=v.condition or condition_of(v.label), config=v.config)
+def _inline_row(v: inline.InlineValue, tool: str, pair: str | None = None) -> ResultRow:
+    kw: dict[str, Any] = dict(tool=tool, test=v.test, label=v.label, config=v.config, pair=pair,
+                              statistic=v.statistic, condition=v.condition or condition_of(v.label))
+    if v.metric == "count" or v.unit is None:
+        return ResultRow(metric="count", value=v.value, unit="", value_norm=v.value,
+                         unit_norm="count", **kw)
+    if v.statistic == "reply":
+        kw["is_summary"] = False
+    return _row(v.value, v.unit, metric=v.metric, **kw)
+
+
+# ---------------------------------------------------------------- the outline
+
+
+@dataclass
+class _Label:
+    indent: int
+    text: str
+    condition: str | None
+
+
+@dataclass
+class _Context:
+    labels: list[_Label] = field(default_factory=list)  # outer first
+    section: str | None = None
+    command: str | None = None
+    host: str | None = None
+    cmd: dict[str, Any] = field(default_factory=dict)
+
+    def push(self, indent: int, text: str | None) -> None:
+        while self.labels and self.labels[-1].indent >= indent:
+            self.labels.pop()
+        if text:
+            self.labels.append(_Label(indent, text, condition_of(text)))
 
 
 def _label_text(text: str) -> tuple[bool, str | None]:
-    """(is a label line, its label) for one unquoted line; None clears the label."""
+    """(is a label line, its label) for one line; None clears the label."""
     s = text.strip()
     if s.startswith(("- ", "* ", "\u2022 ")):
         s = s[2:].strip()  # "- Before this change:": a bulleted label
@@ -311,25 +341,26 @@ def _label_text(text: str) -> tuple[bool, str | None]:
     words = len(s.split())
     if s.endswith(":") and words <= 14 and not s.startswith("["):
         return True, s[:-1].strip()
-    if words <= 8 and (BASELINE.search(s) or PATCHED.search(s)) and not s.endswith((".", ",")):
+    if words <= 8 and condition_of(s) and not s.endswith((".", ",")):
         return True, s
     return False, None
 
 
-def _with_context(found: list[tuple[int, list[ResultRow]]],
-                  dc: list[tuple[int, str]]) -> list[ResultRow]:
-    result_lines = {i for i, _ in found}
-    by_line = dict(found)
+def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[ResultRow]:
+    by_line: dict[int, list[ResultRow]] = {}
+    for i, r in found:
+        by_line.setdefault(i, []).append(r)
     ctx: dict[int, _Context] = {}
     out: list[ResultRow] = []
-    last = max(result_lines)
-    for i in range(last + 1):
-        depth, text = dc[i]
-        c = ctx.setdefault(depth, _Context())
+    for i in range(max(by_line) + 1):
+        line = doc.lines[i]
+        c = ctx.setdefault(line.depth, _Context())
         if i in by_line:
-            for r in by_line[i]:
-                out.append(_contextualise(r, c, depth, i, text))
+            out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
             continue
+        if line.in_diff:
+            continue
+        text = line.text
         if (m := COMMAND.search(text)) and ("-" in m.group(1) or "netperf" in m.group(2)):
             c.command = m.group(1).strip()
             c.cmd = parse_command(c.command)
@@ -337,16 +368,36 @@ def _with_context(found: list[tuple[int, list[ResultRow]]],
                 c.host = h.group(1)
             continue
         is_label, label = _label_text(text)
+        indent = outline_position(text)[0]
         if not is_label:
+            if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
+                c.labels = []  # a paragraph of prose ends what the labels above it named
             continue
-        nxt = next((j for j in range(i + 1, min(len(dc), i + 6))
-                    if dc[j][1].strip() and dc[j][0] == depth), None)
-        if label and nxt is not None and nxt not in result_lines and _label_text(dc[nxt][1])[0] \
-                and not COMMAND.search(dc[nxt][1]):
-            c.section, c.label = label, None  # a heading above labels that repeat
+        nxt = doc.next_text(i)
+        if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[0] \
+                and not COMMAND.search(doc.text(nxt)) and \
+                outline_position(doc.text(nxt))[0] <= indent:
+            c.section, c.labels = label, []  # a heading above labels that repeat
         else:
-            c.label = label
+            c.push(indent, label)
     return out
+
+
+def _resolve(own: str | None, own_condition: str | None,
+             labels: list[_Label]) -> tuple[str | None, str | None, list[str]]:
+    """(label, condition, config parts) of a value from its own label and the outline."""
+    stack = [(lab.text, lab.condition) for lab in labels]
+    if own is not None:
+        stack.append((own, own_condition))
+    named = [(t, cnd) for t, cnd in stack if cnd is not None]
+    if named:
+        label, condition = named[0]  # the outer condition: inner labels are configurations
+    elif stack:
+        label, condition = stack[-1]
+    else:
+        return None, None, []
+    config = [t for t, _ in stack if t != label]
+    return label, condition, config
 
 
 def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> ResultRow:
@@ -362,11 +413,17 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
     sender_host = None
     if tool == "iperf3" and c.command and " -c" in c.command:
         sender_host = "server" if cmd.get("reverse") else "client"
-    label = r.label if r.label is not None else c.label
-    condition = r.condition if r.label is not None else condition_of(c.label)
+    if r.pair is not None:  # the text paired these itself: its labels are the condition
+        label, condition = r.label, r.condition
+        config = [lab.text for lab in c.labels] + ([r.config] if r.config else [])
+    else:
+        label, condition, config = _resolve(r.label, r.condition, c.labels)
+        if r.config:
+            config.append(r.config)
     return replace(
         r, tool=tool, test=test, label=label, condition=condition, section=c.section,
-        command=c.command, quoted=depth > 0, quote_depth=depth, line_no=i + 1,
+        config=" / ".join(config) if config else None,
+        command=c.command, quoted=depth > 0, quote_depth=depth, line_no=r.line_no or i + 1,
         line=text.strip()[:500], host=c.host, streams=cmd.get("streams"),
         reverse=cmd.get("reverse"), protocol=cmd.get("protocol"), duration=cmd.get("duration"),
         sender_host=sender_host)

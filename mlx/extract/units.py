@@ -3,7 +3,8 @@
 Throughput in Mbit/s, packet rates in pps, transaction rates in trans/s,
 latency in us, loss in %.  iperf's and netperf's Bytes units are powers of 2
 (``MBytes`` = 2**20 bytes), their bits units powers of 10; ``10^6bits/sec``
-is Mbit/s.  In prose ``MB/s`` is taken as 10**6 bytes.
+is Mbit/s.  In prose ``MB/s`` is taken as 10**6 bytes (``MiB/s`` as 2**20); a
+capital ``B`` is a byte, a lowercase ``b`` a bit (``Gb/s`` vs ``GB/s``).
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ import re
 
 BIT_PREFIX = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}
 BYTE_PREFIX_POW2 = {"": 1 / 2**20, "k": 1 / 2**10, "m": 1.0, "g": 2**10, "t": 2**20}
-# "Mbits/sec" "Gbit/s" "Mbps" "Gb/s" "bits/sec"
-BITS = re.compile(r"(?i)^([kmgt]?)(?:bits?/s(?:ec)?|bps|b/s)$")
-# "MBytes/sec" "MB/s" "KBytes/sec"
-BYTES = re.compile(r"(?i)^([kmgt]?)(?:bytes?/s(?:ec)?|B/s)$")
+# "Mbits/sec" "Gbit/s" "Mbps" "Gb/s" "bits/sec" "MBit/s" (a lowercase b: bits)
+BITS = re.compile(r"^([kKmMgGtT]?)(?:[bB]its?/s(?:ec)?|bps|b/s)$")
+# "MBytes/sec" "MB/s" "KBytes/sec" "GB/s" "MiB/s" (a capital B: bytes)
+BYTES = re.compile(r"^([kKmMgGtT]?)(i?)(?:[bB]ytes?/s(?:ec)?|B/s|Bps)$")
 # netperf: "10^6bits/sec" "10^9bits/s" "10^3bits/s"
 NETPERF_BITS = re.compile(r"(?i)^10\^(\d+)bits/s(?:ec)?$")
 PPS = re.compile(r"(?i)^([kmg]?)pps$")
-TRANS = re.compile(r"(?i)^(?:trans(?:actions)?/s(?:ec)?|tps|per sec|trans\.?/s|rr/s)$")
+# "IOPS" "kIOPS" "MIOPS"
+IOPS = re.compile(r"^([kKM]?)IOPS$")
+TRANS = re.compile(r"(?i)^(?:trans(?:actions)?/s(?:ec)?|tps|per sec|trans\.?/s|rr/s|req/s|"
+                   r"requests/s(?:ec)?|ops/s(?:ec)?|msgs?/s(?:ec)?)$")
 LATENCY = {"ns": 1e-3, "nsec": 1e-3, "us": 1.0, "usec": 1.0, "µs": 1.0, "μs": 1.0,
            "usecs": 1.0, "ms": 1e3, "msec": 1e3, "msecs": 1e3, "s": 1e6}
 RATE_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9}
@@ -34,9 +38,11 @@ def normalize(value: float, unit: str, bytes_pow2: bool = True) -> tuple[float, 
         return value * BIT_PREFIX[m.group(1).lower()], "Mbit/s", "throughput"
     if m := BYTES.match(u):
         p = m.group(1).lower()
-        factor = BYTE_PREFIX_POW2[p] * 2**20 * 8 / 1e6 if bytes_pow2 else (
+        factor = BYTE_PREFIX_POW2[p] * 2**20 * 8 / 1e6 if bytes_pow2 or m.group(2) else (
             {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}[p] * 8)
         return value * factor, "Mbit/s", "throughput"
+    if m := IOPS.match(u):
+        return value * RATE_PREFIX[m.group(1).lower()], "IOPS", "rate"
     if m := PPS.match(u):
         return value * RATE_PREFIX[m.group(1).lower()], "pps", "rate"
     if TRANS.match(u):

@@ -1,0 +1,104 @@
+"""One body read once into the structure the extractors share.
+
+``Document`` holds each line with its quote depth and its text without the
+quote prefix, marks the lines of diff hunks (code is no measurement, and no
+setup), and joins lines a mail client wrapped:
+
+- an iperf3 summary whose ``sender``/``receiver`` went to a line of its own;
+- a value whose unit went to the next line (``12.7`` / ``Gbits/sec``).
+
+The joined line keeps the number of its first line; the continuation becomes
+empty, so line numbers stay those of the body.  ``indent`` and ``bullet`` give
+the outline position of a line (its leading blanks, and a ``-``/``*``/``1.``
+marker), which the label outline reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mlx.extract import iperf
+from mlx.text import split_quote
+
+# no-break and thin spaces that HTML mail clients put into pasted tool output
+SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " "})
+# "diff --git a/x b/x", "@@ -1,2 +1,3 @@": a hunk starts
+HUNK_START = ("diff --git ", "@@ -")
+# "  12.7" then "Gbits/sec": a lone unit line continues the value above it
+LONE_UNIT = re.compile(r"^[ \t]*(?:[KMGT]?bits/sec|[KMGT]bps|[KMGT]bit/s|[kKmMG]pps)[ \t]*[.,;]?$")
+ENDS_WITH_NUMBER = re.compile(r"\d(?:\.\d+)?[ \t]*$")
+# "  - net-next (baseline):"  "* idle link:"  "1. with the patch"  "a) ..."
+BULLET = re.compile(r"^([ \t]*)(?:[-*+\u2022o][ \t]+|\(?(?:\d{1,2}|[a-z])[.)][ \t]+)?")
+
+
+@dataclass(frozen=True)
+class Line:
+    depth: int  # quote depth: 0 for own text
+    text: str  # without the quote prefix; wrapped continuations joined
+    in_diff: bool = False
+
+
+class Document:
+    """The lines of one body with their quote depth, diff marks and joined wraps."""
+
+    def __init__(self, body: str) -> None:
+        if not body.isascii():
+            body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
+        split = [split_quote(ln) for ln in body.split("\n")]
+        self.lines = _mark_diffs(_join_wraps(split))
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def text(self, i: int) -> str:
+        return self.lines[i].text
+
+    def depth(self, i: int) -> int:
+        return self.lines[i].depth
+
+    def next_text(self, i: int, within: int = 5) -> int | None:
+        """The next non-blank line at the same depth, at most ``within`` lines on."""
+        depth = self.lines[i].depth
+        for j in range(i + 1, min(len(self.lines), i + 1 + within)):
+            if self.lines[j].depth == depth and self.lines[j].text.strip():
+                return j
+        return None
+
+
+def outline_position(text: str) -> tuple[int, bool, str]:
+    """(indent, has a bullet, text without indent and bullet) of one line."""
+    m = BULLET.match(text)
+    assert m is not None  # the pattern matches the empty string
+    indent = len(m.group(1).expandtabs(4))
+    return indent + (2 if m.end() > len(m.group(1)) else 0), m.end() > len(m.group(1)), \
+        text[m.end():]
+
+
+def _join_wraps(split: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    out = list(split)
+    for i in range(len(out) - 1):
+        depth, text = out[i]
+        nxt_depth, nxt = out[i + 1]
+        if nxt_depth != depth or not text:
+            continue
+        word = nxt.strip()
+        # "[SUM]   0.00-10.04  sec   466 MBytes   390 Mbits/sec  162" then "sender"
+        if word in ("sender", "receiver") and (v := iperf.parse_line(text)) is not None \
+                and v.side is None and v.jitter_ms is None:
+            out[i], out[i + 1] = (depth, f"{text.rstrip()}  {word}"), (depth, "")
+        elif LONE_UNIT.match(nxt) and ENDS_WITH_NUMBER.search(text):
+            out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
+    return out
+
+
+def _mark_diffs(split: list[tuple[int, str]]) -> list[Line]:
+    out: list[Line] = []
+    in_diff = False
+    for depth, text in split:
+        if text.startswith(HUNK_START):
+            in_diff = True
+        elif in_diff and not (text[:1] in ("+", "-", " ", "@", "\\") or text.startswith("index ")):
+            in_diff = False
+        out.append(Line(depth, text, in_diff))
+    return out
