@@ -92,6 +92,8 @@ def effective_conditions(labels: list[tuple[str, str | None]],
             for other, _ in labels:
                 if _extends(name, other) and conds[other] is None:
                     conds[other] = "baseline"
+    if set(conds.values()) == {None} and len(labels) == 2:
+        conds.update(_switched(labels, title))
     values = set(conds.values())
     if "baseline" in values and "patched" not in values:
         for name, cond in labels:
@@ -106,6 +108,28 @@ def effective_conditions(labels: list[tuple[str, str | None]],
     return [(name, conds[name]) for name, _ in labels]
 
 
+# "TSO on"/"TSO off", "DCHE = 1b"/"DCHE = 0b", "enabled"/"disabled": a switch
+SWITCH_ON = re.compile(r"(?i)(?:\b(?:on|enabled?|yes|true)|=[ \t]*1b?)[ \t)]*$|"
+                       r"^(?:on|enabled?)\b")
+SWITCH_OFF = re.compile(r"(?i)(?:\b(?:off|disabled?|no|false)|=[ \t]*0b?)[ \t)]*$|"
+                        r"^(?:off|disabled?)\b")
+# a change that switches something off: then "off" is the patched side
+TURNS_OFF = re.compile(r"(?i)\b(?:disable|remove|drop|revert|turn off|stop|avoid|skip)")
+
+
+def _switched(labels: list[tuple[str, str | None]], title: str | None) -> dict[str, str]:
+    """Two labels that name one switch on and off: the side the change switches to is
+    patched (on, unless the patch title says it disables or removes something)."""
+    (a, _), (b, _) = labels
+    on = [n for n in (a, b) if SWITCH_ON.search(n) and not SWITCH_OFF.search(n)]
+    off = [n for n in (a, b) if SWITCH_OFF.search(n) and not SWITCH_ON.search(n)]
+    if len(on) != 1 or len(off) != 1 or not title:
+        return {}
+    if TURNS_OFF.search(title):
+        return {off[0]: "patched", on[0]: "baseline"}
+    return {on[0]: "patched", off[0]: "baseline"}
+
+
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower()) if w not in STOP}
 
@@ -113,9 +137,9 @@ def _words(text: str) -> set[str]:
 def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[str, Any] | None:
     b_mean, b_n, b_sd = _stats(list(base.value_norm))
     p_mean, p_n, p_sd = _stats(list(patched.value_norm))
-    if not b_mean or math.isnan(b_mean) or math.isnan(p_mean):
+    if math.isnan(b_mean) or math.isnan(p_mean) or (b_mean == 0 and p_mean != 0):
         return None
-    delta = (p_mean - b_mean) / b_mean * 100
+    delta = (p_mean - b_mean) / b_mean * 100 if b_mean else 0.0  # 0% loss before and after
     metric = patched.metric.iloc[0]
     lower = None
     if metric == "count":
@@ -138,6 +162,10 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
     """Own (unquoted) rows with a value; summaries only where a group has them, and a
     run's ``[SUM]`` rows rather than its streams where it has them."""
     r = results[~results.quoted.astype(bool) & results.value_norm.notna()].copy()
+    if "tool" in r.columns and "side" in r.columns:
+        # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
+        r = r[~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
+                & r.metric.isin(["latency", "loss"]))]
     if "pair" not in r.columns:
         r["pair"] = None
     for col in KEY + ["label", "condition", "pair"]:

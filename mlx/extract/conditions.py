@@ -14,7 +14,7 @@ import re
 
 # what a change is called
 CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|revert|"
-          r"backport|v\d{1,2})")
+          r"backport|code|v\d{1,2})")
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
 BASELINE = re.compile(r"(?i)\b(?:before|without|w/o|stock|vanilla|baseline|base|unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"

@@ -16,7 +16,7 @@ marker), which the label outline reads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mlx.extract import iperf
 from mlx.text import split_quote
@@ -28,6 +28,7 @@ HUNK_START = ("diff --git ", "@@ -")
 # "  12.7" then "Gbits/sec": a lone unit line continues the value above it
 LONE_UNIT = re.compile(r"^[ \t]*(?:[KMGT]?bits/sec|[KMGT]bps|[KMGT]bit/s|[kKmMG]pps)[ \t]*[.,;]?$")
 ENDS_WITH_NUMBER = re.compile(r"\d(?:\.\d+)?[ \t]*$")
+SIGNATURE_LINES = 8  # a signature is short: more lines after "-- " are a message's own text
 # "  - net-next (baseline):"  "* idle link:"  "1. with the patch"  "a) ..."
 BULLET = re.compile(r"^([ \t]*)(?:[-*+\u2022o][ \t]+|\(?(?:\d{1,2}|[a-z])[.)][ \t]+)?")
 
@@ -37,6 +38,7 @@ class Line:
     depth: int  # quote depth: 0 for own text
     text: str  # without the quote prefix; wrapped continuations joined
     in_diff: bool = False
+    in_signature: bool = False  # after the "-- " line that starts a short signature
 
 
 class Document:
@@ -46,7 +48,7 @@ class Document:
         if not body.isascii():
             body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
         split = [split_quote(ln) for ln in body.split("\n")]
-        self.lines = _mark_diffs(_join_wraps(split))
+        self.lines = _mark_signature(_mark_diffs(_join_wraps(split)))
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -90,6 +92,18 @@ def _join_wraps(split: list[tuple[int, str]]) -> list[tuple[int, str]]:
         elif LONE_UNIT.match(nxt) and ENDS_WITH_NUMBER.search(text):
             out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
     return out
+
+
+def _mark_signature(lines: list[Line]) -> list[Line]:
+    """Mark the lines after the last signature separator ("-- ") of own text, when few
+    lines follow it ("FTTP is here! 80Mbps down 10Mbps up." is no measurement)."""
+    for k in range(len(lines) - 1, max(-1, len(lines) - SIGNATURE_LINES - 2), -1):
+        if lines[k].depth == 0 and lines[k].text in ("-- ", "--") and not lines[k].in_diff:
+            rest = [ln for ln in lines[k + 1:] if ln.text.strip()]
+            if 0 < len(rest) <= SIGNATURE_LINES and all(ln.depth == 0 for ln in rest):
+                return lines[:k + 1] + [replace(ln, in_signature=True) for ln in lines[k + 1:]]
+            break
+    return lines
 
 
 def _mark_diffs(split: list[tuple[int, str]]) -> list[Line]:

@@ -15,8 +15,10 @@ delays, hypothetical and target values (``line rate is 14.88 Mpps``, ``should re
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from mlx.extract.conditions import condition_of
 
@@ -35,27 +37,30 @@ PING_LOSS = re.compile(r"\d{1,9} packets transmitted, \d{1,9} (?:packets )?recei
                        r"(?:\+\d{1,9} errors, )?(\d{1,3}(?:\.\d{1,4})?)% packet loss")
 
 NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,12}(?:\.\d{1,6})?)"
-UNIT = (r"([KMGT]i?bits?/s(?:ec)?|[KMGT]?bps|[KMGT]i?b/s|[KMGT]bit/sec|[KMGT]i?B/s|"
+UNIT = (r"([KMGT]i?[bB]its?/s(?:ec)?|[KMGT]?bps|[KMGT]i?b/s|[KMGT]i?B/s|"
         r"[KMGT]i?Bytes/s(?:ec)?|[KMGT]Bps|[kKmMG]?pps|[kKM]?IOPS|trans/s|tps|req/s|"
         r"usecs?|us|µs|μs|msecs?|ms|nsecs?|ns)")
+GAP = r"[ \t]{0,2}"  # "939.34  kpps": aligned text puts two blanks before a unit
 # "55Gbps" "~1300000pps" "3.5 Mpps" "12,345 tps" "9.4 Gbit/s"; a sign makes it a delta
 # ("-466 pps (-0.2%)"), "x" a factor, "/" the second half of a slash pair
-VALUE = re.compile(r"(?<![\w.,/+±-])(~|≈|about |around |approx\.? )?" + NUM + r"[ \t]?"
-                   + UNIT + r"(?![\w/])")
-# a number that may take the unit written after its partner: "from 730 to 910 Mbps"
-BARE = r"~?" + NUM + r"(?:[ \t]?" + UNIT + r")?"
-# from 55Gbps to 71Gbps      went from 730 Mbps to 1.9 Gbps       from ~540 to 870 Mbit/s
-FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + BARE + r"[ \t]+(?:up |down )?to[ \t]+~?" + NUM
-                     + r"[ \t]?" + UNIT + r"(?![\w/])")
+VALUE = re.compile(r"(?<![\w.,/+±-])(~|≈|about |around |approx\.? )?" + NUM + GAP + UNIT
+                   + r"(?![\w/])")
+# a value of a pair, maybe packed with a slash and maybe without its unit: "494/432 Mbit/s", "730"
+SIDE = r"~?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
+# from 55Gbps to 71Gbps    went from 730 Mbps to 1.9 Gbps    from ~540 to 870 Mbit/s
+# from 494/432 Mbit/s for TCP transfers (download/upload) to 438/343 Mbit/s
+FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+(?:up |down )?"
+                     r"to[ \t]+" + SIDE + r"(?![\w/])")
 # 612 -> 655 Mbps     7.26 Mpps => 7.94 Mpps      41 → 2
-ARROW = re.compile(r"(?<![\w.-])" + BARE + r"[ \t]*(?:-+>|=+>|→)[ \t]*~?" + NUM + r"(?:[ \t]?"
-                   + UNIT + r")?(?![\w/])")
+ARROW = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]*(?:-+>|=+>|→)[ \t]*" + SIDE + r"(?![\w/])")
 # 82 vs 91 Mbps      9.1 Gbps vs. 9.4 Gbps
-VERSUS = re.compile(r"(?<![\w.-])" + BARE + r"[ \t]+(?:vs\.?|versus)[ \t]+~?" + NUM + r"[ \t]?"
-                    + UNIT + r"(?![\w/])")
+VERSUS = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]+(?:vs\.?|versus)[ \t]+" + SIDE + r"(?![\w/])")
 # Before: 71/28 Mbps      9.4/9.1 Gbps: values packed with a slash share the unit
-SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?[ \t]?" + UNIT
+SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?" + GAP + UNIT
                      + r"(?![\w/])")
+# 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
+RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
+                   + r"(?![\w/])")
 # capacities, configuration and ports: no measurement on these lines
 NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|/half\b|"
                           r"exit latency|working with|negotiat|\bsupport(?:s|ed)?\b|\bcapable\b|"
@@ -68,10 +73,14 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"wire[ -]speed|should|would|could|might|in theory|up to|goal|"
                           r"requirement|configured|set to|limit(?:ed)? to|cap(?:ped)? at|"
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
-                          r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|"
-                          r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b")
+                          r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
+                          r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
+                          r"\?[ \t]*$")
+# "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
+DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
+                         r"gain|drop|increase|decrease|improvement|regression|above|below)\b")
 # "100Gbps NIC", "a 10 Gbps link", "25G port": the hardware a value describes
-CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet|e?thernet)[ \t])?(?i:link|nic|"
+CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
                             r"network)s?\b")
@@ -80,16 +89,25 @@ CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
                              r"\bnegotiated|\bbaud)[ \t]*[:@]?[ \t]*$")
 # "± 1.2 Gbps", "+- 3%", "std. dev. 1.09 kpps": a spread, not a value
-SPREAD_BEFORE = re.compile(r"(?i)(?:±|\+-|\+/-|std\.?[ \t]?dev\.?|stdev|stddev|sd)[ \t]*[:=]?"
+SPREAD_BEFORE = re.compile(r"(?i)(?:±|\+-|\+/-|std\.?[ \t]?dev\.?|stdev|stddev|\bsd)[ \t]*[:=]?"
                            r"[ \t]*$")
 LATENCY_WORDS = re.compile(r"(?i)latenc|\brtt\b|\blat\b|\bp\d\d|\bavg\b|\bmean\b|round.trip|"
                            r"jitter|\bmedian\b|tail|\bping\b|response time|completion")
 LATENCY_UNITS = {"us", "ms", "ns", "µs", "μs", "usec", "usecs", "msec", "msecs", "nsec", "nsecs"}
 # a clause ends at these: "310Mbps without it, 450Mbps with it" is two clauses
-CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|[ \t](?:but|while|whereas|and|vs\.?)[ \t]")
-MAX_PER_LINE = 20
+CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs\.?)[ \t]")
+# "Before: ", "  - net-next (baseline):   ", "with patch = ": the words a value is given for
+LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/()'#-]{0,60}?)[ \t]*[:=][ \t]*"
+                          r"(?:~|≈|about |around )?$")
+# "UDP TX    612 -> 655 Mbps": the words a line starts with name its row
+ROW_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w .+/-]{0,40}?)[ \t]*$")
+# a line starting like this starts a new item: no soft wrap joins it to the line above
+ITEM_START = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]|\(?\w{1,3}[.)][ \t]|"
+                        r"[A-Za-z][\w .+/()-]{0,40}:)")
+MAX_PER_LINE = 60  # values per paragraph
 CLAUSE_REACH = 160  # characters around a value read for its clause
-MAX_LINE = 2000  # a longer "line" is no sentence (a log or a whole paragraph): its head only
+MAX_PARAGRAPH = 8000  # a longer paragraph is no prose (a log): its head only
+SOFT_WRAP = 45  # a line at least this long, not ending a sentence, wraps into the next
 
 
 @dataclass(frozen=True)
@@ -100,7 +118,7 @@ class InlineValue:
     condition: str | None = None
     test: str | None = None
     config: str | None = None  # "4in4" of a summary line, "#1" of a slash pair
-    pair: int | None = None  # values the text pairs itself share a number (per line)
+    pair: str | None = None  # values the text pairs itself share a key (per paragraph)
     statistic: str | None = None
     metric: str | None = None
 
@@ -136,106 +154,81 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _clause(line: str, start: int, end: int) -> str:
-    """The clause of the line that holds the span: between the punctuation around it
-    (looked for at most ``CLAUSE_REACH`` characters away, so long lines stay linear)."""
+def _is_number(text: str) -> bool:
+    return bool(re.fullmatch(r"\d{1,9}(?:\.\d{1,6})?", text))
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause that holds the span: between the punctuation around it (looked for at
+    most ``CLAUSE_REACH`` characters away, so long paragraphs stay linear)."""
     left = max(0, start - CLAUSE_REACH)
-    for m in CLAUSE_END.finditer(line, left, start):
+    for m in CLAUSE_END.finditer(text, left, start):
         left = m.end()
-    m = CLAUSE_END.search(line, end, end + CLAUSE_REACH)
-    return line[left:m.start() if m else min(len(line), end + CLAUSE_REACH)]
+    m = CLAUSE_END.search(text, end, end + CLAUSE_REACH)
+    return text[left:m.start() if m else min(len(text), end + CLAUSE_REACH)]
 
 
-def _measured(line: str, start: int, end: int, unit: str) -> bool:
-    """Is the value at line[start:end] a measurement, by the words around it?"""
-    if CAPACITY_AFTER.match(line, end) or CAPACITY_BEFORE.search(line[max(0, start - 24):start]):
+@dataclass
+class _Paragraph:
+    """Lines joined into one text: soft wraps by a blank, other line ends kept."""
+
+    text: str
+    starts: list[int]  # offset of each line in ``text``
+
+    @classmethod
+    def of(cls, lines: list[str]) -> _Paragraph:
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for k, line in enumerate(lines):
+            starts.append(pos)
+            parts.append(line)
+            pos += len(line)
+            if k + 1 < len(lines):
+                soft = len(line.strip()) >= SOFT_WRAP and not line.rstrip().endswith(
+                    (":", ".", "!", "?")) and not ITEM_START.match(lines[k + 1])
+                parts.append(" " if soft else "\n")
+                pos += 1
+        return cls("".join(parts)[:MAX_PARAGRAPH], starts)
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_right(self.starts, pos) - 1
+
+    def line_span(self, pos: int) -> tuple[int, int]:
+        """The physical line holding ``pos``, as (start, end) offsets."""
+        k = self.line_of(pos)
+        end = self.starts[k + 1] - 1 if k + 1 < len(self.starts) else len(self.text)
+        return self.starts[k], end
+
+    def hard_start(self, pos: int) -> int:
+        """Where the hard line holding ``pos`` starts (soft wraps do not end one)."""
+        return self.text.rfind("\n", 0, pos) + 1
+
+
+def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
+    """Is the value at [start:end] a measurement, by the words around it?"""
+    text = p.text
+    a, b = p.line_span(start)
+    line = text[a:b]
+    if NOT_MEASURED.search(line) or line.count("|") >= 2:
+        return False  # a capacity line, or a diagram or table the table reader did not take
+    if CAPACITY_AFTER.match(text, end) or CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
         return False
-    if SPREAD_BEFORE.search(line[max(0, start - 12):start]):
+    if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
-    clause = _clause(line, start, end)
-    if NOT_A_RESULT.search(clause):
+    if NOT_A_RESULT.search(_clause(text, start, end)):
         return False
     return not (unit in LATENCY_UNITS and not LATENCY_WORDS.search(line))
 
 
-def _pairs(line: str) -> list[tuple[int, int, list[InlineValue]]]:
-    """(start, end, the two values) of every pair the line writes out."""
-    out: list[tuple[int, int, list[InlineValue]]] = []
-    for pattern, names in ((FROM_TO, ("from", "to")), (ARROW, (None, None)),
-                           (VERSUS, (None, None))):
-        for m in pattern.finditer(line):
-            if len(out) >= MAX_PER_LINE:
-                break
-            if any(a <= m.start() < b for a, b, _ in out):
-                continue
-            unit_b = m.group(4)
-            unit_a = m.group(2) or unit_b
-            if pattern is not ARROW and unit_b is None:
-                continue
-            conds = (_side_condition(line, m.start(), m.start(3)),
-                     _side_condition(line, m.start(3), m.end()))
-            if pattern is not VERSUS or conds == (None, None):
-                conds = (conds[0] or "baseline", conds[1] or "patched")
-            out.append((m.start(), m.end(), [
-                InlineValue(_num(m.group(1)), unit_a, names[0], conds[0]),
-                InlineValue(_num(m.group(3)), unit_b, names[1], conds[1])]))
-    return out
-
-
-def _side_condition(line: str, start: int, end: int) -> str | None:
-    """The condition the words right after one side of a pair give ("X without it")."""
-    tail = line[end:end + 40]
-    return condition_of(tail.split(",")[0]) if tail.strip() else None
-
-
-def parse_prose(line: str) -> list[InlineValue]:
-    """Values written in a sentence or a hand-made line, with the pairs they form."""
-    line = line[:MAX_LINE]
-    if NOT_MEASURED.search(line) or line.count("|") >= 2:
-        return []  # a capacity line, or a diagram or table the table reader did not take
-    found: list[InlineValue] = []
-    used: list[tuple[int, int]] = []
-    for n, (start, end, values) in enumerate(_pairs(line)):
-        if not _measured(line, start, end, values[1].unit or ""):
-            used.append((start, end))
-            continue
-        label = _label_before(line, start) or _row_label(line, start)
-        found += [InlineValue(v.value, v.unit, v.label, v.condition, config=label, pair=n)
-                  for v in values if v.unit]
-        used.append((start, end))
-    for m in SLASHED.finditer(line):
-        if len(found) >= MAX_PER_LINE:
-            break
-        if any(a <= m.start() < b for a, b in used) or not _measured(line, m.start(), m.end(),
-                                                                      m.group(4)):
-            continue
-        label = _label_before(line, m.start())
-        numbers = [g for g in m.groups()[:3] if g]
-        found += [InlineValue(_num(v), m.group(4), label, condition_of(label),
-                              config=f"#{k + 1} of {len(numbers)}") for k, v in enumerate(numbers)]
-        used.append(m.span())
-    for m in VALUE.finditer(line):
-        if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
-            break
-        if any(a <= m.start() < b for a, b in used) or \
-                not _measured(line, m.start(2), m.end(), m.group(3)):
-            continue
-        label = _label_before(line, m.start())
-        cond = condition_of(label) if label else _clause_condition(line, m.start(), m.end())
-        found.append(InlineValue(_num(m.group(2)), m.group(3), label, cond))
-        if len(found) >= MAX_PER_LINE:
-            break
-    return found[:MAX_PER_LINE]
-
-
-# "Before: ", "  - net-next (baseline):   ", "with patch = ": the words a value is given for
-LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/()'#-]{0,60}?)[ \t]*[:=][ \t]*"
-                          r"(?:~|≈|about |around )?$")
-
-
-def _label_before(line: str, start: int) -> str | None:
+def _label_before(p: _Paragraph, start: int) -> str | None:
     """The label a line gives its value: the words before a colon right in front of it."""
-    m = LABEL_BEFORE.search(line[max(0, start - 64):start])
+    head = p.text[max(p.hard_start(start), start - 64):start]
+    m = LABEL_BEFORE.search(head)
     if m is None:
         return None
     label = m.group(1).strip(" -*")
@@ -244,16 +237,114 @@ def _label_before(line: str, start: int) -> str | None:
     return label or None
 
 
-# "UDP TX    612 -> 655 Mbps": the words a line starts with name its row
-ROW_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w .+/-]{0,40}?)[ \t]*$")
-
-
-def _row_label(line: str, start: int) -> str | None:
-    m = ROW_LABEL.match(line[:start])
+def _row_label(p: _Paragraph, start: int) -> str | None:
+    m = ROW_LABEL.match(p.text[p.hard_start(start):start])
     return m.group(1) if m else None
 
 
-def _clause_condition(line: str, start: int, end: int) -> str | None:
-    """The condition a sentence gives a value: "310Mbps without the change", "with it 450"."""
-    clause = _clause(line, start, end)
-    return condition_of(clause, prose=True) if clause.strip() else None
+def _sides(m: re.Match[str]) -> list[tuple[float, float, str | None]]:
+    """(baseline, patched, unit) of each pair a FROM_TO/ARROW/VERSUS match writes:
+    "494/432 Mbit/s ... to 438/343 Mbit/s" is two."""
+    a1, a2, ua, b1, b2, ub = m.groups()
+    unit = ub or ua
+    out = [(_num(a1), _num(b1), ua or unit)]
+    if a2 and b2:
+        out.append((_num(a2), _num(b2), ua or unit))
+    return out
+
+
+def _pairs(p: _Paragraph) -> list[tuple[int, int, list[tuple[float, float, str | None]],
+                                         tuple[str | None, str | None], tuple[str, str]]]:
+    """(start, end, values, conditions, labels) of every pair the text writes out."""
+    out: list[Any] = []
+    text = p.text
+    for pattern, names in ((FROM_TO, ("from", "to")), (ARROW, ("before", "after")),
+                           (VERSUS, ("", ""))):
+        for m in pattern.finditer(text):
+            if len(out) >= MAX_PER_LINE:
+                break
+            if any(a <= m.start() < b for a, b, *_ in out):
+                continue
+            if pattern is not ARROW and m.group(6) is None:
+                continue  # "from 3 to 5": no unit, no measurement
+            first_end = max(m.end(g) for g in (1, 2, 3) if m.group(g))
+            conds = (_side_condition(text, first_end), _side_condition(text, m.end()))
+            if pattern is not VERSUS or conds == (None, None):
+                conds = (conds[0] or "baseline", conds[1] or "patched")
+            out.append((m.start(), m.end(), _sides(m), conds, names))
+    return out
+
+
+def _side_condition(text: str, end: int) -> str | None:
+    """The condition the words right after one side of a pair give ("X without it")."""
+    tail = text[end:end + 40].split(",")[0].split("\n")[0]
+    return condition_of(tail) if tail.strip() else None
+
+
+def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
+    """Values written in the lines of one paragraph, with the pairs they form, each with
+    the index of its line.  Sentences may run over line breaks."""
+    p = _Paragraph.of(lines)
+    found: list[tuple[int, InlineValue]] = []
+    used: list[tuple[int, int]] = []
+    for n, (start, end, sides, conds, names) in enumerate(_pairs(p)):
+        used.append((start, end))
+        if not _measured(p, start, end, sides[0][2] or ""):
+            continue
+        config = _label_before(p, start) or _row_label(p, start)
+        k = p.line_of(start)
+        for j, (a, b, unit) in enumerate(sides):
+            part = f"{config} #{j + 1}" if len(sides) > 1 else config
+            if unit is None:
+                continue
+            found += [(k, InlineValue(a, unit, names[0] or None, conds[0], config=part,
+                                      pair=f"{n}.{j}")),
+                      (p.line_of(end - 1), InlineValue(b, unit, names[1] or None, conds[1],
+                                                       config=part, pair=f"{n}.{j}"))]
+    for pattern in (SLASHED, RANGE):
+        for m in pattern.finditer(p.text):
+            if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
+                continue
+            unit = m.group(4) if pattern is SLASHED else m.group(3)
+            used.append(m.span())
+            if not _measured(p, m.start(), m.end(), unit):
+                continue
+            label = _label_before(p, m.start())
+            numbers = [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
+            found += [(p.line_of(m.start()), InlineValue(
+                _num(v), unit, label, condition_of(label),
+                config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED else None))
+                for k, v in enumerate(numbers)]
+    for m in VALUE.finditer(p.text):
+        if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
+            break
+        if any(a <= m.start() < b for a, b in used) or \
+                not _measured(p, m.start(2), m.end(), m.group(3)):
+            continue
+        label = _label_before(p, m.start())
+        cond = condition_of(label) if label else None
+        if cond is None and label is None:
+            clause = _clause(p.text, m.start(), m.end())
+            cond = condition_of(clause, prose=True)
+            label = _clause_label(clause, m.group(0)) if cond else None
+        found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
+                                                        cond)))
+    return _pair_blocks(found[:MAX_PER_LINE])
+
+
+def _clause_label(clause: str, value: str) -> str:
+    """"310Mbps without the change" -> "without the change": the words of a condition."""
+    return re.sub(r"[ \t]{2,}", " ", clause.replace(value, " ")).strip(" ,;:.")[:60] or "?"
+
+
+def _pair_blocks(found: list[tuple[int, InlineValue]]) -> list[tuple[int, InlineValue]]:
+    """Lines in a row that each give one labelled value ("Before: X" / "After: Y",
+    "Fixed 12150m: 31 Mbit/s" / "Dynack: 58 Mbit/s") compare those labels: one pair."""
+    lines = [k for k, _ in found]
+    own = [v.label is not None and v.pair is None and v.config is None and lines.count(k) == 1
+           for k, v in found]
+    if len(found) < 2 or not all(own) or lines != list(range(lines[0], lines[0] + len(lines))):
+        return found
+    if len({v.label for _, v in found}) != len(found):
+        return found
+    return [(k, replace(v, pair="block")) for k, v in found]

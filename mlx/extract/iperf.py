@@ -76,20 +76,25 @@ def parse_line(line: str) -> IperfValue | None:
 def mark_summaries(values: list[IperfValue], tool: str) -> list[bool]:
     """Which lines of one block are final summaries rather than intervals.
 
-    iperf3 marks its summaries with sender/receiver (or prints them after a
-    "- - -" line, handled by the caller); iperf2 does not: there a line from 0
-    spanning clearly more than the block's interval length is the summary.
+    iperf3 marks its summaries with sender/receiver; iperf2 does not: there a line
+    from 0 spanning clearly more than the block's interval length is the summary.
+    A hand-trimmed iperf3 paste without sender/receiver (``[  5] 0.00-10.00 sec ...``
+    alone) is read like iperf2, except that one short interval alone is no summary.
     """
     if not values:
         return []
     spans = [v.end - v.start for v in values]
     shortest = min(spans)
+    sided = any(v.side is not None for v in values)
     out = []
     for v, span in zip(values, spans, strict=True):
         if v.side is not None:
             out.append(True)
-        elif tool == "iperf3":
+        elif tool == "iperf3" and sided:
             out.append(False)
+        elif tool == "iperf3":
+            out.append(v.start == 0 and (span > 1.5 * shortest or (len(values) == 1
+                                                                    and span >= 2)))
         else:
             out.append(v.start == 0 and (span > 1.5 * shortest or len(set(spans)) == 1)
                        and span > 0)

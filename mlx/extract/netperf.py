@@ -76,6 +76,7 @@ class TableReader:
         self.value_col = -1
         self.rows_seen = 0
         self.wait = 0  # lines since the units line
+        self.last_len = 0  # tokens of the last data row
         self.header: deque[str] = deque(maxlen=6)  # recent lines, for "Okay" (UDP) detection
 
     def feed(self, line: str, test: str | None) -> list[NetperfValue]:
@@ -95,10 +96,16 @@ class TableReader:
                 self._reset()
             return []
         if not all(NUMBER.match(t) for t in tokens):
+            if self.rows_seen == 0 and len(tokens) <= 2 and not any(
+                    NUMBER.match(t) for t in tokens):
+                return []  # "us/KB", "Demand": a header cell the client wrapped
             self._reset()
             return []
+        if self.rows_seen and len(tokens) <= 2 and self.last_len > self.value_col:
+            return []  # "0.846": the tail of the row above, wrapped
         out = self._row(tokens, test)
         self.rows_seen += 1
+        self.last_len = len(tokens)
         if self.rows_seen >= 2:
             self._reset()
         return out

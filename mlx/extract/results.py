@@ -46,6 +46,11 @@ ATTRIBUTION = re.compile(r"(?i)\b(?:wrote|writes|said|schrieb|a écrit)[ \t]*:$"
 IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted connection|client "
                            r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\])")
+# "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
+SHORT_LABEL = re.compile(r"^[ \t]*[\w(][^.,;!?]{0,50}[\w)]$")
+# what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
+TOOL_START = re.compile(r"^\[ ?ID\]|^Connecting to host|TEST from|^[\w@:~.-]{0,40}[#$>] ?"
+                        r"(?:sudo )?(?:iperf|netperf|super_netperf|ping)|^(?:iperf|netperf) ")
 # "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
 SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
 MAX_ROWS = 5000  # per message, over every reader
@@ -174,11 +179,13 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
     """(line index, partial row) of every value, diff hunks skipped."""
     out = _Found()
     readers: dict[int, _Readers] = {}
+    para = _Prose(out)
     skip = -1
     for i, line in enumerate(doc.lines):
         if out.full:
             break
-        if line.in_diff or i <= skip:
+        if line.in_diff or line.in_signature or i <= skip:
+            para.flush()
             continue
         text, depth = line.text, line.depth
         r = readers.setdefault(depth, _Readers())
@@ -187,6 +194,7 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
         if text.startswith("Throughput,") and i + 1 < len(doc):  # netperf -o CSV
             if rows := [_netperf_row(v, "omni") for v in netperf.parse_omni_csv(
                     text, doc.text(i + 1), r.test)]:
+                para.flush()
                 out.add(i + 1, rows)
                 skip = i + 1
                 continue
@@ -194,17 +202,19 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
             out.add(i, [_netperf_row(v, "omni") for v in r.omni.feed(text, r.test)])
         value = iperf.parse_line(text) if "sec" in text else None
         if value is not None:
+            para.flush()
             r.iperf.append((i, value))
             continue
         _flush_iperf(r.iperf, out)
-        in_netperf = r.table.columns is not None
-        rows = [_netperf_row(v, "table") for v in r.table.feed(text, r.test)]
-        if not rows and not in_netperf and len(text) < 300:
-            rows = [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}")
-                    for t in r.hand.feed(i, text)]
-        if not rows and UNIT_HINT.search(text):
-            rows = _line_values(i, text, r.test)
-        out.add(i, rows)
+        rows = _tool_values(i, text, r, depth)
+        if rows:
+            para.flush()
+            out.add(i, rows)
+        elif not text.strip():
+            para.flush()
+        else:
+            para.add(i, depth, text)
+    para.flush()
     for r in readers.values():
         _flush_iperf(r.iperf, out)
         out.add(len(doc) - 1, [_netperf_row(v, "omni") for v in r.omni.flush(None)])
@@ -213,15 +223,46 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
     return _pings_without_summary(sorted(out.rows, key=lambda x: x[0]))
 
 
-def _line_values(i: int, text: str, test: str | None) -> list[ResultRow]:
-    if (v := netperf.parse_interim(text, test)) is not None:
+def _tool_values(i: int, text: str, r: _Readers, depth: int) -> list[ResultRow]:
+    """Values of one line read by its shape: netperf tables, hand tables, summaries, ping."""
+    in_netperf = r.table.columns is not None
+    rows = [_netperf_row(v, "table") for v in r.table.feed(text, r.test)]
+    if rows or in_netperf:
+        return rows
+    if len(text) < 300:
+        rows = [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}")
+                for t in r.hand.feed(i, text)]
+    if rows or not UNIT_HINT.search(text):
+        return rows
+    if (v := netperf.parse_interim(text, r.test)) is not None:
         return [_netperf_row(v, "interim")]
     if (s := inline.parse_summary(text)) is not None:
         return [_inline_row(s, "summary")]
-    if ping := inline.parse_ping(text):
-        return [_inline_row(v, "ping") for v in ping]
-    return [_inline_row(v, "inline", None if v.pair is None else f"p{i}.{v.pair}")
-            for v in inline.parse_prose(text)]
+    return [_inline_row(v, "ping") for v in inline.parse_ping(text)]
+
+
+@dataclass
+class _Prose:
+    """The lines of the paragraph being read, parsed as prose when it ends."""
+
+    out: _Found
+    depth: int = -1
+    lines: list[tuple[int, str]] = field(default_factory=list)
+
+    def add(self, i: int, depth: int, text: str) -> None:
+        if depth != self.depth:
+            self.flush()
+            self.depth = depth
+        self.lines.append((i, text))
+
+    def flush(self) -> None:
+        lines, self.lines = self.lines, []
+        if not any(UNIT_HINT.search(t) for _, t in lines):
+            return
+        first = lines[0][0]
+        for k, v in inline.parse_prose([t for _, t in lines]):
+            pair = None if v.pair is None else f"p{first}.{v.pair}"
+            self.out.add(lines[k][0], [_inline_row(v, "inline", pair)])
 
 
 def _pings_without_summary(rows: list[tuple[int, ResultRow]]) -> list[tuple[int, ResultRow]]:
@@ -369,11 +410,14 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             continue
         is_label, label = _label_text(text)
         indent = outline_position(text)[0]
+        nxt = doc.next_text(i)
+        if not is_label and nxt is not None and SHORT_LABEL.match(text) and (
+                nxt in by_line or TOOL_START.search(doc.text(nxt))):
+            is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
         if not is_label:
             if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
                 c.labels = []  # a paragraph of prose ends what the labels above it named
             continue
-        nxt = doc.next_text(i)
         if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[0] \
                 and not COMMAND.search(doc.text(nxt)) and \
                 outline_position(doc.text(nxt))[0] <= indent:

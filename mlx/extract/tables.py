@@ -38,7 +38,8 @@ CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
 # columns whose cells are no measurement
 SKIP_COLUMN = re.compile(r"(?i)delta|diff|change|gain|improv|ratio|speed-?up|\bstd|\bdev\b|"
-                         r"stdev|%|±|\bcpu\b|util|\bsd\b|\bpct\b|percent|regress|loss|err")
+                         r"stdev|%|±|\bcpu\b|util|\bsd\b|\bpct\b|percent|regress|loss|err|"
+                         r"calc|comput|estimat|theor|expect|target")
 NETPERF_UNIT = {"STREAM": "10^6bits/s", "MAERTS": "10^6bits/s", "RR": "trans/s", "CRR": "trans/s"}
 # TCP_RR, UDP_STREAM, TCP_CRR named in a row label or a caption
 NETPERF_TEST = re.compile(r"\b(TCP|UDP|SCTP)_(STREAM|MAERTS|RR|CRR)\b")
