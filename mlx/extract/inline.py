@@ -68,6 +68,9 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"\binterval\b|\bsleep\b|\bdelay[s]? of\b|\blimit\b|"
                           r"\bmax(?:imum)? rate\b|^[ \t]*(?:NIC|Link|Port|Interface|Card|Adapter|"
                           r"Disks?|Storage)s?[ \t]*:")
+# "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
+CODE = re.compile(r"^[ \t+]*(?:/\*|\*[ \t]|//)|;[ \t]*(?:/\*.*)?$|"
+                  r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
 # what a clause around a value says it is not: a target, a setting, an offered load
 NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|line[ -]rate|"
                           r"wire[ -]speed|should|would|could|might|in theory|up to|goal|"
@@ -97,8 +100,9 @@ LATENCY_UNITS = {"us", "ms", "ns", "µs", "μs", "usec", "usecs", "msec", "msecs
 # a clause ends at these: "310Mbps without it, 450Mbps with it" is two clauses
 CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs\.?)[ \t]")
 # "Before: ", "  - net-next (baseline):   ", "with patch = ": the words a value is given for
+# "net-next: (baseline)   ~ 85Gbps": a note may follow the colon
 LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/()'#-]{0,60}?)[ \t]*[:=][ \t]*"
-                          r"(?:~|≈|about |around )?$")
+                          r"(\([^)]{0,30}\))?[ \t]*(?:~|≈|about |around )?[ \t]*$")
 # "UDP TX    612 -> 655 Mbps": the words a line starts with name its row
 ROW_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w .+/-]{0,40}?)[ \t]*$")
 # a line starting like this starts a new item: no soft wrap joins it to the line above
@@ -214,8 +218,11 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     text = p.text
     a, b = p.line_span(start)
     line = text[a:b]
-    if NOT_MEASURED.search(line) or line.count("|") >= 2:
-        return False  # a capacity line, or a diagram or table the table reader did not take
+    if line.count("|") >= 2 or CODE.search(line):
+        return False  # a diagram or a table the table reader did not take, or code
+    colon = text.rfind(":", a, start)  # "net-next + SIT flowtable support: ~148 Gbps"
+    if NOT_MEASURED.search(line[colon - a + 1:] if colon >= 0 and start - colon < 24 else line):
+        return False  # a capacity line
     if CAPACITY_AFTER.match(text, end) or CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
@@ -231,7 +238,7 @@ def _label_before(p: _Paragraph, start: int) -> str | None:
     m = LABEL_BEFORE.search(head)
     if m is None:
         return None
-    label = m.group(1).strip(" -*")
+    label = m.group(1).strip(" -*") + (f" {m.group(2)}" if m.group(2) else "")
     # "Works for me.  Before": only the last sentence of the words is the label
     label = re.split(r"[.!?][ \t]+", label)[-1].strip()
     return label or None

@@ -25,15 +25,15 @@ import re
 from dataclasses import dataclass, field
 
 from mlx.extract.conditions import condition_of
-from mlx.extract.inline import UNIT, InlineValue
+from mlx.extract.inline import UNIT, VALUE, InlineValue
 
 # a rule between rows: "+-----+------+", "|-----|------|", "-----  -----", "==="
 RULE = re.compile(r"^[ \t]*[-+=|:_ \t]{3,}$")
 # "82.2 Gbps", "~126 Gbps", "52341", "4.85 Gb/s (noisy)", "116.2 Gbps (+41%)"
-CELL_VALUE = re.compile(r"^[ \t]*(?:~|≈)?(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,12}(?:\.\d{1,6})?)"
-                        r"[ \t]?" + UNIT.replace("(", "(?:", 1) + r"?(?:[ \t]*\([^)]{0,30}\))?"
-                        r"[ \t]*[*]?$")
-CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
+CELL_VALUE = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|"
+                        r"\d{1,12}(?:\.\d{1,6})?)[ \t]?" + UNIT.replace("(", "(?:", 1)
+                        + r"?(?:[ \t]*\([^)]{0,30}\))?[ \t]*[*]?$")
+CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
 # "(Mbps)", "[Gbit/s]", "in Mbit/s", "Throughput (10^6bits/sec)": a unit for the column
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
 # columns whose cells are no measurement
@@ -151,8 +151,9 @@ class TableReader:
     def _header_like(row: list[Cell]) -> bool:
         if not 2 <= len(row) <= MAX_COLUMNS:
             return False
-        if any(CELL_UNIT.match(c.text) for c in row):
-            return False
+        if any(CELL_UNIT.match(c.text) or VALUE.search(c.text) for c in row) or \
+                row[0].text.startswith(("- ", "* ")):
+            return False  # a value or a bullet: a line of a list, not a header
         words = sum(len(c.text.split()) for c in row)
         return words <= 4 * len(row) and not row[-1].text.endswith((".", ",", "?"))
 
