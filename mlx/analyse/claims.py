@@ -21,7 +21,9 @@ NOISE_PCT = 1.0  # |delta| below this is no change
 LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
-KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "command"]
+KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic"]
+# spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
+NOT_CLAIMED = {"min", "max", "mdev", "stddev", "reply"}
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
 COLUMNS = ["patch_id", "title", "version", "message_id", "author", "date", "kind", "tool",
            "test", "metric", "side", "stream", "section", "config", "baseline_label",
@@ -159,23 +161,24 @@ def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[s
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
-    """Own (unquoted) rows with a value; summaries only where a group has them, and a
-    run's ``[SUM]`` rows rather than its streams where it has them."""
+    """Own (unquoted) summary rows with a value, and a run's ``[SUM]`` rows rather than
+    its streams where it has them."""
     r = results[~results.quoted.astype(bool) & results.value_norm.notna()].copy()
+    if "statistic" in r.columns:
+        r = r[~r.statistic.isin(NOT_CLAIMED)]
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
         r = r[~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
                 & r.metric.isin(["latency", "loss"]))]
     if "pair" not in r.columns:
         r["pair"] = None
-    for col in KEY + ["label", "condition", "pair"]:
+    for col in KEY + ["label", "condition", "pair", "command"]:
         if col not in r.columns:
             r[col] = None
         r[col] = r[col].astype(object).where(r[col].notna(), None)
     if "line" not in r.columns:
         r["line"] = ""
-    has_summary = r.groupby(["uid"] + KEY, dropna=False).is_summary.transform("any")
-    r = r[r.is_summary.astype(bool) | ~has_summary.astype(bool)]
+    r = r[r.is_summary.astype(bool)]  # interval lines are no result of a run
     run = ["uid", "label", "tool", "side", "metric", "section", "config", "command"]
     r["is_sum"] = (r.stream == "SUM").astype(bool)
     has_sum = r.groupby(run, dropna=False).is_sum.transform("any").astype(bool)
@@ -237,9 +240,23 @@ def _label_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
             if base is None:
                 continue
             b, p = group[group.label == base], group[group.label == name]
-            if len(b) and len(p) and (claim := _claim(uid, key, b, p, noise_pct)):
-                out.append(claim)
+            for bb, pp in _runs(b, p):
+                if claim := _claim(uid, key, bb, pp, noise_pct):
+                    out.append(claim)
     return out
+
+
+def _runs(base: pd.DataFrame, patched: pd.DataFrame) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """The run pairs of one baseline and one patched label: the means of both, unless
+    each side holds as many runs of different commands (``iperf3 -c`` then ``-P4``
+    under "with" and under "without"): then run k is paired with run k."""
+    if base.empty or patched.empty:
+        return []
+    n = len(base)
+    differ = base.command.nunique(dropna=False) > 1 or patched.command.nunique(dropna=False) > 1
+    if n > 1 and n == len(patched) and differ:
+        return [(base.iloc[[k]], patched.iloc[[k]]) for k in range(n)]
+    return [(base, patched)]
 
 
 def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: set[str],

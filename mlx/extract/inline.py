@@ -69,7 +69,7 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"\bmax(?:imum)? rate\b|^[ \t]*(?:NIC|Link|Port|Interface|Card|Adapter|"
                           r"Disks?|Storage)s?[ \t]*:")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
-CODE = re.compile(r"^[ \t+]*(?:/\*|\*[ \t]|//)|;[ \t]*(?:/\*.*)?$|"
+CODE = re.compile(r"^[ \t+]*(?:/\*|\*[ \t]|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
 # what a clause around a value says it is not: a target, a setting, an offered load
 NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|line[ -]rate|"

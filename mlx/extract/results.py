@@ -45,12 +45,14 @@ FENCED = re.compile(r"^(-{2,}|={2,}|\*{2,}|#{2,})[ \t]*([^\n]{0,120}?)[ \t]*"
 ATTRIBUTION = re.compile(r"(?i)\b(?:wrote|writes|said|schrieb|a écrit)[ \t]*:$")
 IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted connection|client "
                            r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
-                           r"starting test|test complete|\[\s*\d+\] local|\[ ?id\])")
+                           r"starting test|test complete|\[\s*\d+\] local|\[ ?id\]|"
+                           r"-{2,3} [\w.:-]{1,60} ping statistics)")
 # "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
 SHORT_LABEL = re.compile(r"^[ \t]*[\w(][^.,;!?]{0,50}[\w)]$")
 # what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
-TOOL_START = re.compile(r"^\[ ?ID\]|^Connecting to host|TEST from|^[\w@:~.-]{0,40}[#$>] ?"
-                        r"(?:sudo )?(?:iperf|netperf|super_netperf|ping)|^(?:iperf|netperf) ")
+TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
+                        r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
+                        r"^(?:iperf|netperf) |^-{2,3} [\w.:-]{1,60} ping statistics|^PING ")
 # "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
 SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
 MAX_ROWS = 5000  # per message, over every reader

@@ -31,12 +31,26 @@ ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurab
                        r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
                        r"(?i:improvement|regression|speed-?up|degradation|gain|boost)")
 NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
+# what a performance effect is an effect on
+PERF_NOUN = re.compile(r"(?i)\b(?:performance|throughput|bandwidth|latency|latencies|speed|"
+                       r"pps|packet rate|transfer rate|bitrate|cpu (?:load|usage|utili[sz]ation)|"
+                       r"overhead|jitter|rtt)\b")
+# stable-backport boilerplate and other sentences that state no effect of the change
+NO_EFFECT = re.compile(r"(?i)regression potential|risk of regression|no (?:known )?regressions?\b|"
+                       r"readability|without (?:any )?regressions?|to avoid (?:a )?regression|"
+                       r"fix(?:es|ed)? (?:a|the|this) regression|regression (?:was )?introduced|"
+                       r"causes? (?:a|the) regression|regression test|selftest|\?[ \t]*$")
 
 
 def sized(text: str) -> bool:
     """Does the text state the size of an effect: a percent, "2x", "a big improvement"?"""
     return SIZE.search(text) is not None or (
         any(n in text for n in NOUNS) and ADJECTIVE.search(text) is not None)
+
+
+def stated(text: str) -> bool:
+    """Does the text state an effect: sized, or an effect word on a performance noun?"""
+    return sized(text) or PERF_NOUN.search(text) is not None
 
 
 # "7%", "~7 %", "15-20 %", "-25.7%"
@@ -53,7 +67,9 @@ ROBOT_ROW = re.compile(
 IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain|increase")
 REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead")
 REDUCE = re.compile(r"(?i)reduc|lower|less")
-LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter")
+LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory bandwidth|"
+                     r"memory traffic|cache miss|power|usage|utili[sz]ation|cost|footprint")
+NO_CHANGE_PCT = 1.0  # a stated effect below this is no change
 
 
 @dataclass(frozen=True)
@@ -99,6 +115,13 @@ def nlp() -> Any:
             [{"TEXT": {"REGEX": r"^\d{1,3}(?:\.\d{1,2})?x$"}}, effect],
             [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
         ])
+        # "provides an improvement in performance", "the performance drop is significant"
+        perf = {"LOWER": {"REGEX": PERF_NOUN.pattern.replace("(?i)", "")}}
+        effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ement|ements)|regress(?:ed|ion|"
+                                          r"ions)|degrad(?:es|ed|ation)|boost(?:s|ed)?|"
+                                          r"speed-?ups?|faster|slower|slowed|hurts?)$"}}
+        matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
+                                    [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
         # "a big performance improvement", "significant regression"
         matcher.add("word_effect", [
             [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
@@ -126,17 +149,37 @@ def _percent(text: str) -> float | None:
     return None
 
 
-def _direction(sentence: str, pct: float | None) -> str | None:
+# "To measure the performance degradation", "whether it improves": no effect asserted
+HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
+                   r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
+                   r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|not|no)\b")
+
+
+def _asserted(sentence: str) -> bool:
+    """Is a sentence without a size a plain statement of an effect (prose, no hedge)?"""
+    words = sentence.split()
+    numeric = sum(any(c.isdigit() for c in w) for w in words)
+    return len(words) >= 4 and numeric <= len(words) // 4 and not HEDGE.search(sentence) \
+        and not sentence.lstrip().startswith(("$", "#", ">"))
+
+
+def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
+    if pct is not None and abs(pct) < NO_CHANGE_PCT:
+        return "no-change"  # "-0.2%": inside the noise
     if pct is not None and pct < 0 and not REDUCE.search(sentence):
         return "regression"
-    if IMPROVE.search(sentence):
-        return "improvement"
-    if REGRESS.search(sentence):
-        return "regression"
-    if REDUCE.search(sentence):
+    for text in (span, sentence):  # the words of the effect's own phrase first
+        better, worse = IMPROVE.search(text), REGRESS.search(text)
+        if better and not worse:
+            return "improvement"
+        if worse and not better:
+            return "regression"
+    if REDUCE.search(span or sentence):
         # "reduces latency by 10%" is an improvement; "reduces throughput" a regression
         return "improvement" if LATENCY.search(sentence) else "regression"
-    return None
+    if IMPROVE.search(sentence):
+        return "improvement"
+    return "regression" if REGRESS.search(sentence) else None
 
 
 PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t>]*\n)+")
@@ -153,7 +196,7 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
     for m in [*PARAGRAPH_BREAK.finditer(head), None]:
         end = m.start() if m else len(head)
         para = head[pos:end]
-        if sized(para) and EFFECT_WORDS.search(para):
+        if stated(para) and EFFECT_WORDS.search(para):
             out += _runs(para, line)
         if m is None:
             break
@@ -175,7 +218,7 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
         else:
             runs.append((first_line + i, depth, [text]))
     return [(start, depth, " ".join(texts)) for start, depth, texts in runs
-            if sized(" ".join(texts))]
+            if stated(" ".join(texts))]
 
 
 def extract_statements(body: str | None) -> list[Statement]:
@@ -184,21 +227,38 @@ def extract_statements(body: str | None) -> list[Statement]:
     out = _robot_rows(body) if "%change" in body else []
     cut = body.find("\ndiff --git ")
     head = body if cut < 0 else body[:cut]
-    if not any(w in head for w in BODY_WORDS) or not sized(head):
+    if not any(w in head for w in BODY_WORDS) or not stated(head):
         return out
     paras = _paragraphs(head)[:200]
     pipe, matcher = nlp()
-    for (line, depth, _), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras), strict=True):
-        seen: set[int] = set()
-        for _, start, _end in matcher(doc):
-            sent = doc[start].sent
-            if sent.start in seen:
-                continue
-            seen.add(sent.start)
-            pct = _percent(sent.text)
-            out.append(Statement("prose", sent.text.strip()[:500], pct,
-                                 _direction(sent.text, pct), quoted=depth > 0, line_no=line + 1))
+    for (line, depth, text), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras),
+                                        strict=True):
+        out += _effects(doc, matcher, line, depth, text)
     return out
+
+
+def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[Statement]:
+    """One statement per effect a paragraph states: per percent or factor it gives, or one
+    per sentence that states an effect without a size."""
+    found: dict[tuple[int, float | None], Statement] = {}
+    for match, start, end in matcher(doc):
+        sent = doc[start].sent
+        if NO_EFFECT.search(sent.text):
+            continue
+        span = doc[start:end].text
+        pct = _percent(span) if SIZE.search(span) else None
+        if pct is None and doc.vocab.strings[match] != "word_effect" and not (
+                _asserted(sent.text) and PERF_NOUN.search(sent.text)):
+            continue  # "drop: 1234": a bare number is no size, nor a counter an effect
+        if pct is None and any(k[0] == sent.start for k in found):
+            continue  # the sentence already states this effect
+        if pct is not None:
+            found.pop((sent.start, None), None)  # the sized phrase says more
+        first = line + text.count("\n", 0, sent.start_char) + 1
+        found.setdefault((sent.start, pct), Statement(
+            "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
+            quoted=depth > 0, line_no=first))
+    return list(found.values())
 
 
 def _robot_rows(body: str) -> list[Statement]:
