@@ -353,11 +353,18 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
     return out
 
 
-def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any]) -> bool:
-    """A claim needs a change under test: a patch the message is or discusses, or a
-    commit its labels name (a bisection).  A contrast of configurations in a bug
-    report about no patch is no claim."""
+# "mac80211: Expose support for ath9k Dynack": a subject titled like a commit
+COMMIT_TITLE = re.compile(r"^[\w./-]{2,40}: \S")
+
+
+def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
+                    titles: dict[Any, str]) -> bool:
+    """A claim needs a change under test: a patch the message is or discusses, a thread
+    titled like a commit, or a commit its labels name (a bisection).  A contrast of
+    configurations in a bug report about no change is no claim."""
     if not pd.isna(patch_of.get(claim["uid"])):
+        return True
+    if COMMIT_TITLE.match(titles.get(claim["uid"]) or ""):
         return True
     return any(SHA.search(str(claim.get(k) or "")) for k in ("baseline_label", "patched_label"))
 
@@ -370,10 +377,10 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
                                                         strict=True) if isinstance(s, str)}
     patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))
     measured = [c for c in measured_claims(archive.results, noise_pct, titles)
-                if _about_a_change(c, patch_of)]
+                if _about_a_change(c, patch_of, titles)]
     paired = {c["uid"] for c in measured}
     measured += [c for c in thread_claims(archive.results, messages, paired, noise_pct)
-                 if _about_a_change(c, patch_of)]
+                 if _about_a_change(c, patch_of, titles)]
     mframe = pd.DataFrame(measured)
     rows = measured + prose_claims(archive.statements, mframe, messages) + robot_claims(
         archive.reports, archive.statements)

@@ -65,7 +65,7 @@ ROBOT_ROW = re.compile(
     r"([-+]\d{1,6}(?:\.\d{1,3})?)%[ \t]+(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)"
     r"(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+([\w.:/-]{1,120})[ \t]*$")
 IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain|increase")
-REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead")
+REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead|impact")
 REDUCE = re.compile(r"(?i)reduc|lower|less")
 LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory bandwidth|"
                      r"memory traffic|cache miss|power|usage|utili[sz]ation|cost|footprint")
@@ -109,6 +109,9 @@ def nlp() -> Any:
             [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
             [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
              {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
+            # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)"
+            [effect, {"OP": "{0,16}", "IS_SENT_START": False}, {"TEXT": "("}, pct,
+             {"TEXT": "%"}, {"TEXT": ")"}],
         ])
         # "2x faster", "3 times better"
         matcher.add("times_effect", [
@@ -119,7 +122,7 @@ def nlp() -> Any:
         perf = {"LOWER": {"REGEX": PERF_NOUN.pattern.replace("(?i)", "")}}
         effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ement|ements)|regress(?:ed|ion|"
                                           r"ions)|degrad(?:es|ed|ation)|boost(?:s|ed)?|"
-                                          r"speed-?ups?|faster|slower|slowed|hurts?)$"}}
+                                          r"speed-?ups?|faster|slower|slowed|hurts?|impact)$"}}
         matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
                                     [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
         # "a big performance improvement", "significant regression"
@@ -152,7 +155,7 @@ def _percent(text: str) -> float | None:
 # "To measure the performance degradation", "whether it improves": no effect asserted
 HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
                    r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
-                   r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|not|no)\b")
+                   r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*)\b")
 
 
 def _asserted(sentence: str) -> bool:
