@@ -120,3 +120,49 @@ def test_thread_pairing(tmp_path: Path) -> None:
     (row,) = c[c.kind == "measured"].itertuples()
     assert (row.baseline_value, row.patched_value, row.verdict) == (900.0, 990.0, "improvement")
     assert row.message_id == "b@x" and row.title == "net: foo"
+
+
+GOLDEN = ROOT / "tests" / "data" / "claims"
+GOLDEN_COLUMNS = ["message_id", "kind", "tool", "test", "metric", "side", "stream", "config",
+                  "baseline_label", "baseline_value", "patched_label", "patched_value",
+                  "unit_norm", "verdict", "stated_pct"]
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory) -> mlx.Archive:
+    store = str(tmp_path_factory.mktemp("shapes"))
+    mlx.ingest([str(GOLDEN / "shapes.mbox")], store=store, workers=1)
+    return mlx.load(store)
+
+
+def test_shapes_golden(shapes) -> None:
+    """Every hand-written shape gives exactly the claims of the reference file."""
+    import os
+    got = pd.DataFrame({c: [_text(v) for v in shapes.claims[c]] for c in GOLDEN_COLUMNS})
+    path = GOLDEN / "shapes.claims.csv"
+    if os.environ.get("MLX_UPDATE_GOLDEN"):
+        got.to_csv(path, index=False)
+    want = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert got.to_dict("records") == want.to_dict("records")
+
+
+def _text(v) -> str:
+    """A cell as the golden CSV holds it: "" for missing, numbers to 6 digits."""
+    if v is None or (not isinstance(v, str) and pd.isna(v)):
+        return ""
+    return f"{float(v):.6g}" if isinstance(v, (int, float)) else str(v)
+
+
+def test_shapes_results(shapes) -> None:
+    r = shapes.results
+    noclaim = r[r.message_id == "noclaim-1@example.net"]
+    # quoted results are kept and marked; the motivation values are results, not claims;
+    # the PHY rate list, the link speed, the NIC capacity and the signature give nothing
+    assert sorted(noclaim[noclaim.quoted].value_norm) == [9120.11, 9412.30]
+    assert sorted(noclaim[~noclaim.quoted].value_norm) == [610.0, 940.0]
+    assert shapes.claims[shapes.claims.message_id == "noclaim-1@example.net"].empty
+    # the unit wrapped onto the next line, Kbits/sec beside Mbits/sec
+    assert 34400.0 in set(r[r.message_id == "labels-1@example.org"].value_norm)
+    runs = r[r.message_id == "runs-1@example.org"]
+    assert {"tx", "rx"} <= set(runs.config.dropna())
+    assert 0.0806 in set(runs.value_norm.round(4))

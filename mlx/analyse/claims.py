@@ -89,7 +89,7 @@ def effective_conditions(labels: list[tuple[str, str | None]],
     """
     conds = dict(labels)
     for name, cond in labels:
-        if cond is None and any(_extends(name, other) for other, _ in labels):
+        if cond != "baseline" and any(_extends(name, other) for other, _ in labels):
             conds[name] = "patched"
             for other, _ in labels:
                 if _extends(name, other) and conds[other] is None:
@@ -191,8 +191,8 @@ def _claim(uid: Any, key: tuple[Any, ...], base: pd.DataFrame, patched: pd.DataF
     if pair is None:
         return None
     return {"uid": uid, "kind": "measured", **dict(zip(KEY, key, strict=True)),
-            "baseline_label": base.label.iloc[0], "patched_label": patched.label.iloc[0],
-            **pair}
+            "baseline_label": base.label.iloc[0] or base.condition.iloc[0],
+            "patched_label": patched.label.iloc[0] or patched.condition.iloc[0], **pair}
 
 
 def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
@@ -213,14 +213,28 @@ def _text_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
                 title: str | None) -> list[dict[str, Any]]:
     out = []
     for _, group in rows.groupby(["pair", "metric", "unit_norm"], sort=False):
-        labels = list(dict.fromkeys(zip(group.label, group.condition, strict=True)))
-        conds = dict(effective_conditions(labels, title))
-        cond = group.label.map(conds).where(group.condition.isna(), group.condition)
-        base, patched = group[cond == "baseline"], group[cond == "patched"]
-        if len(base) and len(patched):
+        for base, patched in _label_sides(group, title):
             key = tuple(patched[k].iloc[0] for k in KEY)
             if (claim := _claim(uid, key, base, patched, noise_pct)) is not None:
                 out.append(claim)
+    return out
+
+
+def _label_sides(group: pd.DataFrame,
+                 title: str | None) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """(baseline rows, patched rows) for each patched label of one group."""
+    # a side the text names by its condition only ("9.1 Gbps vs 9.4 Gbps with the series")
+    names = group.label.where(group.label.notna(), group.condition)
+    labels: list[tuple[str, str | None]] = []
+    for name, cond in zip(names, group.condition, strict=True):
+        if name is not None and name not in [n for n, _ in labels]:
+            labels.append((name, cond))
+    labels = effective_conditions(labels, title)
+    out = []
+    for name, cond in labels:
+        base = pick_baseline(name, labels) if cond == "patched" else None
+        if base is not None:
+            out += _runs(group[names == base], group[names == name])
     return out
 
 
@@ -228,21 +242,9 @@ def _label_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
                  title: str | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for key, group in rows.groupby(KEY, dropna=False, sort=False):
-        labels: list[tuple[str, str | None]] = []
-        for name, cond in zip(group.label, group.condition, strict=True):
-            if name is not None and name not in [n for n, _ in labels]:
-                labels.append((name, cond))
-        labels = effective_conditions(labels, title)
-        for name, cond in labels:
-            if cond != "patched":
-                continue
-            base = pick_baseline(name, labels)
-            if base is None:
-                continue
-            b, p = group[group.label == base], group[group.label == name]
-            for bb, pp in _runs(b, p):
-                if claim := _claim(uid, key, bb, pp, noise_pct):
-                    out.append(claim)
+        for base, patched in _label_sides(group, title):
+            if claim := _claim(uid, key, base, patched, noise_pct):
+                out.append(claim)
     return out
 
 
@@ -308,28 +310,34 @@ def _direction(verdict_value: Any) -> str | None:
 
 def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                  messages: pd.DataFrame) -> list[dict[str, Any]]:
-    """Effects stated in words, and whether the measured pairs nearby agree."""
+    """Effects stated in words, and whether the measured pairs nearest them agree: those
+    on the statement's own lines, else those of its message, else those of its thread."""
     s = statements[(statements.kind == "prose") & ~statements.quoted.astype(bool)]
     if s.empty:
         return []
     thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
-    by_thread: dict[Any, list[float]] = {}
-    for uid, delta, v in zip(measured.get("uid", []), measured.get("delta_pct", []),
-                             measured.get("verdict", []), strict=True):
-        if _direction(v):
-            by_thread.setdefault(thread_of.get(uid), []).append(delta)
+    evidence: list[tuple[Any, Any, set[int], float]] = []  # uid, thread, lines, signed gain
+    for c in measured.to_dict("records") if len(measured) else []:
+        if _direction(c.get("verdict")):
+            gain = abs(c["delta_pct"]) * (1 if c["verdict"] == "improvement" else -1)
+            lines = {c.get("baseline_line_no"), c.get("patched_line_no")}
+            evidence.append((c["uid"], thread_of.get(c["uid"]), lines, gain))
     out = []
     for row in s.itertuples():
-        deltas = by_thread.get(thread_of.get(row.uid), [])
+        near = set(range(row.line_no - 1, row.line_no + 3))
+        gains = ([g for u, _, lines, g in evidence if u == row.uid and lines & near]
+                 or [g for u, _, _, g in evidence if u == row.uid]
+                 or [g for _, t, _, g in evidence if t == thread_of.get(row.uid)])
         agrees: Any = pd.NA
-        if deltas and row.direction in ("improvement", "regression"):
-            median = statistics.median(deltas)
+        if gains and row.direction in ("improvement", "regression"):
+            median = statistics.median(gains)
             same = (median > 0) == (row.direction == "improvement")
             close = row.stated_pct is None or pd.isna(row.stated_pct) or \
                 abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
             agrees = bool(same and close)
         out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction or pd.NA,
-                    "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text})
+                    "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
+                    "patched_line_no": row.line_no})
     return out
 
 

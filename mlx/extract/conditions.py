@@ -18,16 +18,20 @@ CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|re
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
 BASELINE = re.compile(r"(?i)\b(?:before|without|w/o|stock|vanilla|baseline|base|unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"
-                      r"default kernel|good (?:commit|kernel|build))\b|\b[0-9a-f]{7,40}\^|^old\b|"
+                      r"default kernel|good (?:commit|kernel|build)|no (?:patch|fix|change)s?)\b|"
+                      r"\b[0-9a-f]{7,40}\^|^old\b|"
                       r"\bold (?:code|kernel)")
 # After patch   with this patch   w/napi_gro_receive patch   net-next + patch   patched
 PATCHED = re.compile(r"(?i)\b(?:after|patched|applied|post-patch|modified|"
                      r"(?:first )?bad (?:commit|kernel|build))\b|"
                      r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?[^,;:()]{0,40}?\b" + CHANGE + r"\b|"
-                     r"^with$|^new\b|^w/$")
+                     r"^with$|^new\b|^w/$|^patch(?:ed|es)?$")
 # ... and in a sentence: "450Mbps with it", "now 870 Mbits/sec", "was ~540"
 PROSE_BASELINE = re.compile(r"(?i)\b(?:was|were|used to|previously|originally|before)\b")
 PROSE_PATCHED = re.compile(r"(?i)\b(?:with (?:it|them|that|this|yours?)|now|this gives|gives)\b")
+# where a clause names its condition: "without the change", "with it", "before", "now"
+CONDITION_WORDS = re.compile(r"(?i)\b(?:without|with|before|after|now|was|previously|"
+                             r"originally|w/o|w/)\b")
 # "with/without GRO", "before and after": both sides named
 BOTH = re.compile(r"(?i)\bwith/without\b|\bwithout/with\b|\bbefore (?:and|&|/) ?after\b|"
                   r"\bbefore/after\b")

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mlx.extract.conditions import condition_of
+from mlx.extract.conditions import CONDITION_WORDS, condition_of
 
 # === 4in4 TCP_STREAM: 901.05 Mbits/sec ===
 SUMMARY = re.compile(
@@ -51,6 +51,8 @@ SIDE = r"~?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
 # from 494/432 Mbit/s for TCP transfers (download/upload) to 438/343 Mbit/s
 FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+(?:up |down )?"
                      r"to[ \t]+" + SIDE + r"(?![\w/])")
+# a 12% drop (790 to 695 Mbps): a pair in parentheses
+IN_PARENS = re.compile(r"\([ \t]*" + SIDE + r"[ \t]+to[ \t]+" + SIDE + r"[ \t]*\)")
 # 612 -> 655 Mbps     7.26 Mpps => 7.94 Mpps      41 → 2
 ARROW = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]*(?:-+>|=+>|→)[ \t]*" + SIDE + r"(?![\w/])")
 # 82 vs 91 Mbps      9.1 Gbps vs. 9.4 Gbps
@@ -69,7 +71,7 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"\bmax(?:imum)? rate\b|^[ \t]*(?:NIC|Link|Port|Interface|Card|Adapter|"
                           r"Disks?|Storage)s?[ \t]*:")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
-CODE = re.compile(r"^[ \t+]*(?:/\*|\*[ \t]|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
+CODE = re.compile(r"^[ \t+]*(?:/\*|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
 # what a clause around a value says it is not: a target, a setting, an offered load
 NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|line[ -]rate|"
@@ -91,6 +93,11 @@ CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:lin
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
                              r"\bnegotiated|\bbaud)[ \t]*[:@]?[ \t]*$")
+# a time that is a setting or a duration, not a latency: "timeout: 10 ms", "took: 3 s"
+NOT_A_TIME = re.compile(r"(?i)timeout|interval|delay|sleep|period|duration|\btime\b|elapsed|"
+                        r"took|wait|budget|deadline|boot|probe|poll|usecs?\b")
+# "1Mbps, 2Mbps, 6Mbps and 54Mbps": a list of rates is a capability, not measurements
+LIST_GAP = re.compile(r"^[ \t]*(?:,|and|or|/)?[ \t]*(?:and|or)?[ \t]*$")
 # "± 1.2 Gbps", "+- 3%", "std. dev. 1.09 kpps": a spread, not a value
 SPREAD_BEFORE = re.compile(r"(?i)(?:±|\+-|\+/-|std\.?[ \t]?dev\.?|stdev|stddev|\bsd)[ \t]*[:=]?"
                            r"[ \t]*$")
@@ -229,7 +236,11 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     if NOT_A_RESULT.search(_clause(text, start, end)):
         return False
-    return not (unit in LATENCY_UNITS and not LATENCY_WORDS.search(line))
+    if unit in LATENCY_UNITS and not LATENCY_WORDS.search(line):
+        # "10 ms timeout" is a setting; "idle link: 0.210 ms" a labelled measurement
+        label = _label_before(p, start)
+        return label is not None and not NOT_A_TIME.search(label)
+    return True
 
 
 def _label_before(p: _Paragraph, start: int) -> str | None:
@@ -249,14 +260,14 @@ def _row_label(p: _Paragraph, start: int) -> str | None:
     return m.group(1) if m else None
 
 
-def _sides(m: re.Match[str]) -> list[tuple[float, float, str | None]]:
-    """(baseline, patched, unit) of each pair a FROM_TO/ARROW/VERSUS match writes:
-    "494/432 Mbit/s ... to 438/343 Mbit/s" is two."""
+def _sides(m: re.Match[str]) -> list[tuple[float, str | None, float, str | None]]:
+    """(baseline, its unit, patched, its unit) of each pair a FROM_TO/ARROW/VERSUS match
+    writes: "730 Mbps to 1.9 Gbps" keeps both units, "from 730 to 910 Mbps" shares the
+    second, "494/432 Mbit/s ... to 438/343 Mbit/s" is two pairs."""
     a1, a2, ua, b1, b2, ub = m.groups()
-    unit = ub or ua
-    out = [(_num(a1), _num(b1), ua or unit)]
+    out = [(_num(a1), ua or ub, _num(b1), ub or ua)]
     if a2 and b2:
-        out.append((_num(a2), _num(b2), ua or unit))
+        out.append((_num(a2), ua or ub, _num(b2), ub or ua))
     return out
 
 
@@ -265,8 +276,8 @@ def _pairs(p: _Paragraph) -> list[tuple[int, int, list[tuple[float, float, str |
     """(start, end, values, conditions, labels) of every pair the text writes out."""
     out: list[Any] = []
     text = p.text
-    for pattern, names in ((FROM_TO, ("from", "to")), (ARROW, ("before", "after")),
-                           (VERSUS, ("", ""))):
+    for pattern, names in ((FROM_TO, ("from", "to")), (IN_PARENS, ("from", "to")),
+                           (ARROW, ("before", "after")), (VERSUS, ("", ""))):
         for m in pattern.finditer(text):
             if len(out) >= MAX_PER_LINE:
                 break
@@ -274,18 +285,24 @@ def _pairs(p: _Paragraph) -> list[tuple[int, int, list[tuple[float, float, str |
                 continue
             if pattern is not ARROW and m.group(6) is None:
                 continue  # "from 3 to 5": no unit, no measurement
+            # "X without it vs Y with it": words right after a side name its condition
             first_end = max(m.end(g) for g in (1, 2, 3) if m.group(g))
-            conds = (_side_condition(text, first_end), _side_condition(text, m.end()))
+            conds = (_side_condition(text[:m.start(4)], first_end),
+                     _side_condition(text, m.end()))
             if pattern is not VERSUS or conds == (None, None):
                 conds = (conds[0] or "baseline", conds[1] or "patched")
+            elif None in conds:  # "9.1 Gbps vs 9.4 Gbps with the series": the other side
+                known = conds[0] or conds[1]
+                other = "baseline" if known == "patched" else "patched"
+                conds = (conds[0] or other, conds[1] or other)
             out.append((m.start(), m.end(), _sides(m), conds, names))
     return out
 
 
 def _side_condition(text: str, end: int) -> str | None:
     """The condition the words right after one side of a pair give ("X without it")."""
-    tail = text[end:end + 40].split(",")[0].split("\n")[0]
-    return condition_of(tail) if tail.strip() else None
+    tail = re.split(r"[,\n]|\b(?:to|vs\.?|versus)\b", text[end:end + 40])[0]
+    return condition_of(tail, prose=True) if tail.strip() else None
 
 
 def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
@@ -300,13 +317,13 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
             continue
         config = _label_before(p, start) or _row_label(p, start)
         k = p.line_of(start)
-        for j, (a, b, unit) in enumerate(sides):
+        for j, (a, unit_a, b, unit_b) in enumerate(sides):
             part = f"{config} #{j + 1}" if len(sides) > 1 else config
-            if unit is None:
+            if unit_a is None or unit_b is None:
                 continue
-            found += [(k, InlineValue(a, unit, names[0] or None, conds[0], config=part,
+            found += [(k, InlineValue(a, unit_a, names[0] or None, conds[0], config=part,
                                       pair=f"{n}.{j}")),
-                      (p.line_of(end - 1), InlineValue(b, unit, names[1] or None, conds[1],
+                      (p.line_of(end - 1), InlineValue(b, unit_b, names[1] or None, conds[1],
                                                        config=part, pair=f"{n}.{j}"))]
     for pattern in (SLASHED, RANGE):
         for m in pattern.finditer(p.text):
@@ -336,12 +353,35 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
             label = _clause_label(clause, m.group(0)) if cond else None
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
                                                         cond)))
-    return _pair_blocks(found[:MAX_PER_LINE])
+    return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
+
+
+def _without_lists(found: list[tuple[int, InlineValue]],
+                   p: _Paragraph) -> list[tuple[int, InlineValue]]:
+    """Drop runs of three or more unlabelled values written as a list ("1Mbps, 2Mbps,
+    6Mbps and 54Mbps"): a rate table, not measurements."""
+    spans = [m for m in VALUE.finditer(p.text)]
+    listed: set[float] = set()
+    run: list[re.Match[str]] = []
+    for m in [*spans, None]:
+        if m is not None and run and LIST_GAP.match(p.text[run[-1].end():m.start()]):
+            run.append(m)
+            continue
+        if len(run) >= 3:
+            listed |= {_num(r.group(2)) for r in run}
+        run = [m] if m is not None else []
+    if not listed:
+        return found
+    return [(k, v) for k, v in found if v.label or v.pair or v.value not in listed]
 
 
 def _clause_label(clause: str, value: str) -> str:
     """"310Mbps without the change" -> "without the change": the words of a condition."""
-    return re.sub(r"[ \t]{2,}", " ", clause.replace(value, " ")).strip(" ,;:.")[:60] or "?"
+    words = clause.replace(value, " ")
+    m = CONDITION_WORDS.search(words)
+    if m:
+        words = words[m.start():]
+    return re.sub(r"[ \t]{2,}", " ", words).strip(" ,;:.")[:60] or "?"
 
 
 def _pair_blocks(found: list[tuple[int, InlineValue]]) -> list[tuple[int, InlineValue]]:
@@ -352,6 +392,10 @@ def _pair_blocks(found: list[tuple[int, InlineValue]]) -> list[tuple[int, Inline
            for k, v in found]
     if len(found) < 2 or not all(own) or lines != list(range(lines[0], lines[0] + len(lines))):
         return found
-    if len({v.label for _, v in found}) != len(found):
+    labels = [v.label or "" for _, v in found]
+    if len(set(labels)) != len(found):
         return found
+    if len(found) > 2 and not any(condition_of(x) for x in labels) and not any(
+            b.startswith(a + " ") for a in labels for b in labels if a != b):
+        return found  # "Ping: / Download: / Upload:": fields of one run, not conditions
     return [(k, replace(v, pair="block")) for k, v in found]

@@ -49,6 +49,7 @@ class IperfValue:
     total: int | None
     loss_pct: float | None
     decimals: int  # digits after the point in the interval: 2 for iperf3
+    prefix: str | None = None  # "tx" of "tx [SUM] 0.00-10.00 sec ...": a word before the line
 
 
 def parse_line(line: str) -> IperfValue | None:
@@ -70,7 +71,17 @@ def parse_line(line: str) -> IperfValue | None:
         stream=m.group(1), role=m.group(2), start=float(start), end=float(m.group(4)),
         transfer=float(m.group(5)), transfer_unit=m.group(6), rate=float(m.group(7)),
         rate_unit=m.group(8), side=side, retransmits=retr, jitter_ms=jitter, lost=lost,
-        total=total, loss_pct=loss, decimals=len(start.split(".")[1]) if "." in start else 0)
+        total=total, loss_pct=loss, decimals=len(start.split(".")[1]) if "." in start else 0,
+        prefix=_prefix(line[:m.start()]))
+
+
+# "tx ", "host1: ", "- ": a short word in front of a result line names it
+PREFIX = re.compile(r"^[ \t]*([A-Za-z][\w.-]{0,15})[ \t:]*$")
+
+
+def _prefix(text: str) -> str | None:
+    m = PREFIX.match(text) if text.strip() else None
+    return m.group(1) if m else None
 
 
 def mark_summaries(values: list[IperfValue], tool: str) -> list[bool]:

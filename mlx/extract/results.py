@@ -48,13 +48,16 @@ IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted conne
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\]|"
                            r"-{2,3} [\w.:-]{1,60} ping statistics)")
 # "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
-SHORT_LABEL = re.compile(r"^[ \t]*[\w(][^.,;!?]{0,50}[\w)]$")
+# (one cell: a table header "   on      off" is no label)
+SHORT_LABEL = re.compile(r"^[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))[^.,;!?\t]{0,50}?[\w)]$")
 # what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
 TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
                         r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
                         r"^(?:iperf|netperf) |^-{2,3} [\w.:-]{1,60} ping statistics|^PING ")
 # "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
 SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
+# "4104882": a number alone on its line
+BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
 
 
@@ -175,6 +178,7 @@ class _Readers:
     hand: TableReader = field(default_factory=TableReader)
     iperf: list[tuple[int, iperf.IperfValue]] = field(default_factory=list)
     test: str | None = None  # netperf test named by the last banner
+    bare: tuple[str, str, int] | None = None  # super_netperf's (test, unit, lines left)
 
 
 def _find(doc: Document) -> list[tuple[int, ResultRow]]:
@@ -208,7 +212,7 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
             r.iperf.append((i, value))
             continue
         _flush_iperf(r.iperf, out)
-        rows = _tool_values(i, text, r, depth)
+        rows = _bare_value(text, r) or _tool_values(i, text, r, depth)
         if rows:
             para.flush()
             out.add(i, rows)
@@ -223,6 +227,23 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
     for row in _json_rows(doc):
         out.add(row.line_no - 1, [row])
     return _pings_without_summary(sorted(out.rows, key=lambda x: x[0]))
+
+
+def _bare_value(text: str, r: _Readers) -> list[ResultRow]:
+    """super_netperf prints one bare number per run: the sum of its streams, in the unit of
+    its test (``# super_netperf 200 -H host -t TCP_RR`` then ``4104882``)."""
+    if "super_netperf" in text and (m := COMMAND.search(text)):
+        test = parse_command(m.group(1)).get("test", "TCP_STREAM")
+        r.bare = (test, "trans/s" if test.endswith("RR") else "10^6bits/s", 3)
+        return []
+    if r.bare is None:
+        return []
+    test, unit, left = r.bare
+    r.bare = (test, unit, left - 1) if left > 1 else None
+    if m := BARE_NUMBER.match(text):
+        r.bare = None
+        return [_row(float(m.group(1)), unit, tool="netperf", test=test)]
+    return []
 
 
 def _tool_values(i: int, text: str, r: _Readers, depth: int) -> list[ResultRow]:
@@ -309,7 +330,7 @@ def _flush_iperf(block: list[tuple[int, iperf.IperfValue]], out: _Found) -> None
         test = "udp" if v.jitter_ms is not None else "tcp"
         base: dict[str, Any] = dict(tool=tool, test=test, side=v.side, stream=v.stream,
                                     role=v.role, interval_start=v.start, interval_end=v.end,
-                                    is_summary=summary)
+                                    is_summary=summary, config=v.prefix)
         rows = [_row(v.rate, v.rate_unit, retransmits=v.retransmits, **base)]
         if v.jitter_ms is not None:
             rows.append(_row(v.jitter_ms, "ms", metric="latency", statistic="jitter", **base))
@@ -369,6 +390,12 @@ class _Context:
             self.labels.append(_Label(indent, text, condition_of(text)))
 
 
+def _sentence(text: str) -> bool:
+    """A line of prose: eight words or more, most of them no numbers."""
+    words = text.split()
+    return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words)
+
+
 def _label_text(text: str) -> tuple[bool, str | None]:
     """(is a label line, its label) for one line; None clears the label."""
     s = text.strip()
@@ -399,6 +426,8 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
         line = doc.lines[i]
         c = ctx.setdefault(line.depth, _Context())
         if i in by_line:
+            if _sentence(line.text) and any(r.tool == "inline" for r in by_line[i]):
+                c.labels = []  # a value in a sentence: no label above it names its run
             out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
             continue
         if line.in_diff:
@@ -459,15 +488,20 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
     sender_host = None
     if tool == "iperf3" and c.command and " -c" in c.command:
         sender_host = "server" if cmd.get("reverse") else "client"
-    if r.pair is not None:  # the text paired these itself: its labels are the condition
+    pair = r.pair
+    if pair is not None and pair.endswith("block") and r.condition is None and any(
+            lab.condition for lab in c.labels):
+        pair = None  # "Download: / Upload:" under "without the series:": fields, not sides
+    if pair is not None:  # the text paired these itself: its labels are the condition
         label, condition = r.label, r.condition
-        config = [lab.text for lab in c.labels] + ([r.config] if r.config else [])
+        inner = [lab.text for lab in c.labels if lab.condition is None][-1:]
+        config = [r.config] if r.config else inner
     else:
         label, condition, config = _resolve(r.label, r.condition, c.labels)
         if r.config:
             config.append(r.config)
     return replace(
-        r, tool=tool, test=test, label=label, condition=condition, section=c.section,
+        r, tool=tool, test=test, label=label, condition=condition, section=c.section, pair=pair,
         config=" / ".join(config) if config else None,
         command=c.command, quoted=depth > 0, quote_depth=depth, line_no=r.line_no or i + 1,
         line=text.strip()[:500], host=c.host, streams=cmd.get("streams"),

@@ -22,7 +22,7 @@ EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|wo
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
 # a body is read only if it holds one of these (plain substring tests, C speed)
 BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost",
-              "educ", "ncrease", "ecrease")
+              "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
 SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)")
