@@ -390,7 +390,9 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     measured += [c for c in thread_claims(archive.results, messages, paired, noise_pct)
                  if _about_a_change(c, patch_of, titles)]
     mframe = pd.DataFrame(measured)
-    rows = measured + prose_claims(archive.statements, mframe, messages) + robot_claims(
+    prose = [c for c in prose_claims(archive.statements, mframe, messages)
+             if _about_a_change(c, patch_of, titles)]
+    rows = measured + prose + robot_claims(
         archive.reports, archive.statements)
     if not rows:
         return pd.DataFrame(columns=COLUMNS)

@@ -67,8 +67,14 @@ ROBOT_ROW = re.compile(
 IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain|increase")
 REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead|impact")
 REDUCE = re.compile(r"(?i)reduc|lower|less")
-LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory bandwidth|"
-                     r"memory traffic|cache miss|power|usage|utili[sz]ation|cost|footprint")
+# what is better lower: "reduces latency by 10%", "50% reduction in memory use"
+LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|\bmem\b|"
+                     r"cache miss|power|usage|utili[sz]ation|cost|footprint|size|consumption|"
+                     r"allocation|lock contention|drops|loss")
+# "prevents performance degradation", "fixes a performance regression": the change ends one
+ENDS_A_LOSS = re.compile(r"(?i)\b(?:prevent|avoid|fix|eliminat|remov|recover|mitigat|address|"
+                         r"resolv|undo|revert)\w*\b(?:\W+\w+){0,4}?\W+(?:regress|degrad|slow|"
+                         r"overhead|drop|loss)|\bwithout (?:the|this)\b.{0,80}\b(?:regress|degrad)")
 NO_CHANGE_PCT = 1.0  # a stated effect below this is no change
 
 
@@ -155,7 +161,14 @@ def _percent(text: str) -> float | None:
 # "To measure the performance degradation", "whether it improves": no effect asserted
 HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
                    r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
-                   r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*)\b")
+                   r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
+                   r"maybe|perhaps|guess|suspect\w*)\b")
+# "speed-up" names no performance by itself ("to enable her speed-up.your payment")
+SPEEDUP = re.compile(r"(?i)speed-?ups?")
+# a trailer states no effect of the change: "Fixes: fdb8e12cc2cc ("... regression")"
+TRAILER = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc):")
+# tool output, not a sentence: "overhead: syscall  bcalls ...", "==========="
+NOT_PROSE = re.compile(r"={3,}|-{3,}|(?::[^:]*){3}")
 
 
 def _asserted(sentence: str) -> bool:
@@ -163,12 +176,15 @@ def _asserted(sentence: str) -> bool:
     words = sentence.split()
     numeric = sum(any(c.isdigit() for c in w) for w in words)
     return len(words) >= 4 and numeric <= len(words) // 4 and not HEDGE.search(sentence) \
-        and not sentence.lstrip().startswith(("$", "#", ">"))
+        and not sentence.lstrip().startswith(("$", "#", ">")) and not NOT_PROSE.search(sentence) \
+        and not TRAILER.match(sentence)
 
 
 def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
     if pct is not None and abs(pct) < NO_CHANGE_PCT:
         return "no-change"  # "-0.2%": inside the noise
+    if ENDS_A_LOSS.search(sentence):
+        return "improvement"
     if pct is not None and pct < 0 and not REDUCE.search(sentence):
         return "regression"
     for text in (span, sentence):  # the words of the effect's own phrase first
@@ -244,14 +260,16 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""
     found: dict[tuple[int, float | None], Statement] = {}
-    for match, start, end in matcher(doc):
+    for _, start, end in matcher(doc):
         sent = doc[start].sent
         if NO_EFFECT.search(sent.text):
             continue
         span = doc[start:end].text
         pct = _percent(span) if SIZE.search(span) else None
-        if pct is None and doc.vocab.strings[match] != "word_effect" and not (
-                _asserted(sent.text) and PERF_NOUN.search(sent.text)):
+        if TRAILER.match(sent.text):
+            continue
+        if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(
+                SPEEDUP.sub(" ", sent.text))):
             continue  # "drop: 1234": a bare number is no size, nor a counter an effect
         if pct is None and any(k[0] == sent.start for k in found):
             continue  # the sentence already states this effect
