@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from mlx.extract.conditions import SHA, effective_conditions, extends
+
 NOISE_PCT = 1.0  # |delta| below this is no change
 LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
@@ -31,14 +33,6 @@ COLUMNS = ["patch_id", "title", "version", "message_id", "author", "date", "kind
            "patched_n", "patched_stdev", "unit_norm", "delta_pct", "verdict", "note", "hardware",
            "stated_pct", "agrees", "statement", "baseline_line", "patched_line",
            "baseline_line_no", "patched_line_no"]
-# "1a2b3c4d5e6f", "9f8e7d6^": a label naming a commit
-SHA = re.compile(r"\b[0-9a-f]{7,40}\b")
-# "net-next (baseline)" -> "net-next": the head a variant label extends
-PARENTHETICAL = re.compile(r"[ \t]*\([^)]*\)")
-STOP = {"the", "a", "an", "of", "for", "to", "in", "on", "and", "with", "add", "use", "net",
-        "support", "fix", "patch", "v1", "v2", "v3"}
-
-
 def verdict(delta_pct: float, metric: str, noise_pct: float = NOISE_PCT,
             lower_is_better: bool | None = None) -> str:
     if abs(delta_pct) < noise_pct:
@@ -58,10 +52,17 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
     names = [name for name, _ in labels]
     at = names.index(patched)
     unpatched = [(i, n) for i, (n, c) in enumerate(labels) if c != "patched" and n != patched]
-    prefixes = [n for _, n in unpatched if _extends(patched, n)]
+    prefixes = [n for _, n in unpatched if extends(patched, n)]
     if prefixes:
         return max(prefixes, key=len)  # "0.0.20180708" under "0.0.20180708 w/... patch"
     marked = [(i, n) for i, n in unpatched if labels[i][1] == "baseline"]
+    # "After + nft" against "Before + tc" and "Before + nft": the one naming the same rest
+    rest = _rest(patched)
+    if rest and len(marked) > 1:
+        overlap = [(len(rest & _rest(n)), i, n) for i, n in marked]
+        best = max(o for o, _, _ in overlap)
+        if best and sum(o == best for o, _, _ in overlap) == 1:
+            return next(n for o, _, n in overlap if o == best)
     before = [n for i, n in marked if i < at]
     if before:
         return before[-1]
@@ -71,69 +72,14 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
     return plain[-1] if plain else None
 
 
-def _extends(label: str, base: str) -> bool:
-    """Does ``label`` name ``base`` plus something ("mainline + frag recycling" over
-    "mainline", "net-next + IP6IP support" over "net-next (baseline)")?"""
-    head = PARENTHETICAL.sub("", base).strip()
-    return bool(head) and len(label) > len(head) and label.startswith(head) and \
-        label[len(head):len(head) + 1] in (" ", "+", "-", "/", "_", ".") and label != base
+# the words of a label that name its condition: what is left names the configuration
+CONDITION_WORD = re.compile(r"(?i)\b(?:before|after|without|with|w/o|w/|the|this|that|"
+                            r"patch(?:es|ed)?|series|fix|change|applied|stock|vanilla|baseline|"
+                            r"base|unpatched)\b")
 
 
-def effective_conditions(labels: list[tuple[str, str | None]],
-                         title: str | None = None) -> list[tuple[str, str | None]]:
-    """Conditions of labels the text leaves open, from the other labels beside them.
-
-    A label extending another ("A + B", "A w/ foo") is the patched one and ``A`` its
-    baseline; beside a baseline, a label naming a commit is the one under test; with no
-    condition at all, the one label sharing a word with the patch title is patched.
-    """
-    conds = dict(labels)
-    for name, cond in labels:
-        if cond != "baseline" and any(_extends(name, other) for other, _ in labels):
-            conds[name] = "patched"
-            for other, _ in labels:
-                if _extends(name, other) and conds[other] is None:
-                    conds[other] = "baseline"
-    if set(conds.values()) == {None} and len(labels) == 2:
-        conds.update(_switched(labels, title))
-    values = set(conds.values())
-    if "baseline" in values and "patched" not in values:
-        for name, cond in labels:
-            if cond is None and SHA.search(name):
-                conds[name] = "patched"
-    if values == {None} and title and len(labels) == 2:
-        words = _words(title)
-        hits = [bool(_words(name) & words) for name, _ in labels]
-        if sum(hits) == 1:
-            for (name, _), hit in zip(labels, hits, strict=True):
-                conds[name] = "patched" if hit else "baseline"
-    return [(name, conds[name]) for name, _ in labels]
-
-
-# "TSO on"/"TSO off", "DCHE = 1b"/"DCHE = 0b", "enabled"/"disabled": a switch
-SWITCH_ON = re.compile(r"(?i)(?:\b(?:on|enabled?|yes|true)|=[ \t]*1b?)[ \t)]*$|"
-                       r"^(?:on|enabled?)\b")
-SWITCH_OFF = re.compile(r"(?i)(?:\b(?:off|disabled?|no|false)|=[ \t]*0b?)[ \t)]*$|"
-                        r"^(?:off|disabled?)\b")
-# a change that switches something off: then "off" is the patched side
-TURNS_OFF = re.compile(r"(?i)\b(?:disable|remove|drop|revert|turn off|stop|avoid|skip)")
-
-
-def _switched(labels: list[tuple[str, str | None]], title: str | None) -> dict[str, str]:
-    """Two labels that name one switch on and off: the side the change switches to is
-    patched (on, unless the patch title says it disables or removes something)."""
-    (a, _), (b, _) = labels
-    on = [n for n in (a, b) if SWITCH_ON.search(n) and not SWITCH_OFF.search(n)]
-    off = [n for n in (a, b) if SWITCH_OFF.search(n) and not SWITCH_ON.search(n)]
-    if len(on) != 1 or len(off) != 1 or not title:
-        return {}
-    if TURNS_OFF.search(title):
-        return {off[0]: "patched", on[0]: "baseline"}
-    return {on[0]: "patched", off[0]: "baseline"}
-
-
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower()) if w not in STOP}
+def _rest(label: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9_]+", CONDITION_WORD.sub(" ", label.lower())))
 
 
 def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[str, Any] | None:
@@ -308,13 +254,23 @@ def _direction(verdict_value: Any) -> str | None:
     return verdict_value if verdict_value in ("improvement", "regression") else None
 
 
+# a patch that ends a loss: its motivation names the loss ("can lead to a performance drop")
+FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|don't|do not|"
+                   r"stop|reduce)\b")
+# ... unless the sentence says the change itself costs it
+CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\w* "
+                    r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)")
+
+
 def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
-                 messages: pd.DataFrame) -> list[dict[str, Any]]:
+                 messages: pd.DataFrame, titles: dict[Any, str] | None = None
+                 ) -> list[dict[str, Any]]:
     """Effects stated in words, and whether the measured pairs nearest them agree: those
     on the statement's own lines, else those of its message, else those of its thread."""
     s = statements[(statements.kind == "prose") & ~statements.quoted.astype(bool)]
     if s.empty:
         return []
+    titles = titles or {}
     thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
     evidence: list[tuple[Any, Any, set[int], float]] = []  # uid, thread, lines, signed gain
     for c in measured.to_dict("records") if len(measured) else []:
@@ -335,7 +291,11 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
             close = row.stated_pct is None or pd.isna(row.stated_pct) or \
                 abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
             agrees = bool(same and close)
-        out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction or pd.NA,
+        verdict_ = row.direction
+        if verdict_ == "regression" and pd.isna(row.stated_pct) and \
+                FIXES.search(titles.get(row.uid) or "") and not CAUSED.search(row.text):
+            verdict_ = "improvement"  # a fix's motivation: the loss it ends
+        out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
                     "patched_line_no": row.line_no})
     return out
@@ -390,7 +350,7 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     measured += [c for c in thread_claims(archive.results, messages, paired, noise_pct)
                  if _about_a_change(c, patch_of, titles)]
     mframe = pd.DataFrame(measured)
-    prose = [c for c in prose_claims(archive.statements, mframe, messages)
+    prose = [c for c in prose_claims(archive.statements, mframe, messages, titles)
              if _about_a_change(c, patch_of, titles)]
     rows = measured + prose + robot_claims(
         archive.reports, archive.statements)

@@ -69,7 +69,11 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"advertis|\brated\b|window size|\bmss\b|\bport\b|\bmtu\b|\btimeout\b|"
                           r"\binterval\b|\bsleep\b|\bdelay[s]? of\b|\blimit\b|"
                           r"\bmax(?:imum)? rate\b|^[ \t]*(?:NIC|Link|Port|Interface|Card|Adapter|"
-                          r"Disks?|Storage)s?[ \t]*:")
+                          r"Disks?|Storage)s?[ \t]*:|"
+                          # lspci -vv capabilities, iw's station and scan dumps: settings
+                          r"\b(?:LnkCap|LnkCtl|DevCap|DevCtl|L1SubCap|L1SubCtl|LTR|ASPM|"
+                          r"T_PwrOn|PortTPowerOnTime|PortCommonModeRestoreTime|snoop)|"
+                          r"\b[rt]x bitrate\b|\bMCS\b|\bshort GI\b|\bago\b")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
 CODE = re.compile(r"^[ \t+]*(?:/\*|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
@@ -147,6 +151,8 @@ def parse_ping(line: str) -> list[InlineValue]:
         return []
     if m := PING_SUMMARY.search(line):
         names, values = m.group(1).split("/"), m.group(2).split("/")
+        if all(_is_number(v) and float(v) == 0 for v in values):
+            return []  # "0.0/0.0/0.0 ms": no reply came back, nothing was measured
         return [InlineValue(float(v), m.group(3), test="ping", statistic=n, metric="latency")
                 for n, v in zip(names, values, strict=False) if _is_number(v)]
     if m := PING_LOSS.search(line):
@@ -165,22 +171,14 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _is_number(text: str) -> bool:
-    return bool(re.fullmatch(r"\d{1,9}(?:\.\d{1,6})?", text))
-
-
-def _num(text: str) -> float:
-    return float(text.replace(",", ""))
-
-
 def _clause(text: str, start: int, end: int) -> str:
     """The clause that holds the span: between the punctuation around it (looked for at
     most ``CLAUSE_REACH`` characters away, so long paragraphs stay linear)."""
     left = max(0, start - CLAUSE_REACH)
     for m in CLAUSE_END.finditer(text, left, start):
         left = m.end()
-    m = CLAUSE_END.search(text, end, end + CLAUSE_REACH)
-    return text[left:m.start() if m else min(len(text), end + CLAUSE_REACH)]
+    right = CLAUSE_END.search(text, end, end + CLAUSE_REACH)
+    return text[left:right.start() if right else min(len(text), end + CLAUSE_REACH)]
 
 
 @dataclass
@@ -236,7 +234,12 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     if NOT_A_RESULT.search(_clause(text, start, end)):
         return False
-    if unit in LATENCY_UNITS and not LATENCY_WORDS.search(line):
+    # a latency word in the sentence so far (it may have wrapped onto the lines above)
+    latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None
+    if unit in LATENCY_UNITS and text[max(0, start - 2):start].strip()[-1:] in ("=", "<", ">") \
+            and not latency_said:
+        return False  # "T_PwrOn=10us", "L1 <64us": a setting or a bound, not a latency
+    if unit in LATENCY_UNITS and not latency_said:
         # "10 ms timeout" is a setting; "idle link: 0.210 ms" a labelled measurement
         label = _label_before(p, start)
         return label is not None and not NOT_A_TIME.search(label)
@@ -271,10 +274,13 @@ def _sides(m: re.Match[str]) -> list[tuple[float, str | None, float, str | None]
     return out
 
 
-def _pairs(p: _Paragraph) -> list[tuple[int, int, list[tuple[float, float, str | None]],
-                                         tuple[str | None, str | None], tuple[str, str]]]:
+Pair = tuple[int, int, list[tuple[float, str | None, float, str | None]],
+             tuple[str | None, str | None], tuple[str, str]]
+
+
+def _pairs(p: _Paragraph) -> list[Pair]:
     """(start, end, values, conditions, labels) of every pair the text writes out."""
-    out: list[Any] = []
+    out: list[Pair] = []
     text = p.text
     for pattern, names in ((FROM_TO, ("from", "to")), (IN_PARENS, ("from", "to")),
                            (ARROW, ("before", "after")), (VERSUS, ("", ""))):
@@ -313,7 +319,7 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
     used: list[tuple[int, int]] = []
     for n, (start, end, sides, conds, names) in enumerate(_pairs(p)):
         used.append((start, end))
-        if not _measured(p, start, end, sides[0][2] or ""):
+        if not _measured(p, start, end, sides[0][3] or sides[0][1] or ""):
             continue
         config = _label_before(p, start) or _row_label(p, start)
         k = p.line_of(start)

@@ -465,6 +465,8 @@ def _resolve(own: str | None, own_condition: str | None,
     if own is not None:
         stack.append((own, own_condition))
     named = [(t, cnd) for t, cnd in stack if cnd is not None]
+    label: str | None
+    condition: str | None
     if named:
         label, condition = named[0]  # the outer condition: inner labels are configurations
     elif stack:

@@ -37,9 +37,23 @@ PERF_NOUN = re.compile(r"(?i)\b(?:performance|throughput|bandwidth|latency|laten
                        r"overhead|jitter|rtt)\b")
 # stable-backport boilerplate and other sentences that state no effect of the change
 NO_EFFECT = re.compile(r"(?i)regression potential|risk of regression|no (?:known )?regressions?\b|"
+                       r"correctness and performance|stable (?:tree|kernel)|backport|"
+                       # another commit's title: fdb8e12cc2cc ("ipset: fix performance regression")
+                       r"[0-9a-f]{7,40}[ \t]*\(\"|"
                        r"readability|without (?:any )?regressions?|to avoid (?:a )?regression|"
                        r"fix(?:es|ed)? (?:a|the|this) regression|regression (?:was )?introduced|"
                        r"causes? (?:a|the) regression|regression test|selftest|\?[ \t]*$")
+
+
+# what performance is: runtime throughput, latency, CPU, memory use ... (not a binary's size)
+RUNTIME = re.compile(PERF_NOUN.pattern + r"|(?i:\bmemory\b|\bcpu\b|cycles|instructions|"
+                     r"cache|power|\bpps\b|iops|lookups?|insert(?:ion)?s?|packets?|requests?|"
+                     r"transactions|per second|/s\b|\bruntime\b|run-time|faster|slower|"
+                     r"speed-?up|scal(?:e|es|ing|ability)|throughput|regress)|"
+                     r"\d[ \t]?(?:[KMGT]?bps|[KMGT]?bits?/s|[KMGT]?B/s|[kKmM]?pps)\b")
+# a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or
+# five percents or more in one "sentence"
+LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")
 
 
 def sized(text: str) -> bool:
@@ -64,9 +78,12 @@ ROBOT_ROW = re.compile(
     r"^[ \t]*(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+"
     r"([-+]\d{1,6}(?:\.\d{1,3})?)%[ \t]+(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)"
     r"(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+([\w.:/-]{1,120})[ \t]*$")
-IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain|increase")
-REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|drop|decrease|overhead|impact")
-REDUCE = re.compile(r"(?i)reduc|lower|less")
+# words that judge an effect by themselves
+IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain")
+REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|overhead|impact|hurt")
+# words that only say which way a quantity went: good or bad by what it measures
+UP = re.compile(r"(?i)increas|higher|\bmore\b|rais|grow|\bup\b")
+REDUCE = re.compile(r"(?i)reduc|decreas|lower|less|drop|shrink|\bcut|sav(?:e|es|ed|ing)\b|down")
 # what is better lower: "reduces latency by 10%", "50% reduction in memory use"
 LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|\bmem\b|"
                      r"cache miss|power|usage|utili[sz]ation|cost|footprint|size|consumption|"
@@ -75,6 +92,8 @@ LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|\
 ENDS_A_LOSS = re.compile(r"(?i)\b(?:prevent|avoid|fix|eliminat|remov|recover|mitigat|address|"
                          r"resolv|undo|revert)\w*\b(?:\W+\w+){0,4}?\W+(?:regress|degrad|slow|"
                          r"overhead|drop|loss)|\bwithout (?:the|this)\b.{0,80}\b(?:regress|degrad)")
+# what is better higher, when the phrase names it
+THROUGHPUT = re.compile(r"(?i)throughput|bandwidth(?! use)|pps|rate|iops|transactions|speed")
 NO_CHANGE_PCT = 1.0  # a stated effect below this is no change
 
 
@@ -143,10 +162,14 @@ def nlp() -> Any:
     return _NLP
 
 
+# "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
+RANGE = re.compile(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*(?:-|–|~|to)[ \t]*"
+                   r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+
+
 def _percent(text: str) -> float | None:
     """The stated percent of a phrase: "15-20 %" -> 17.5, "-25.7%" -> -25.7."""
-    m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*(?:-|to)[ \t]*"
-                  r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
+    m = RANGE.search(text)
     if m:
         return (float(m.group(1)) + float(m.group(2))) / 2
     m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
@@ -162,13 +185,15 @@ def _percent(text: str) -> float | None:
 HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
                    r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
-                   r"maybe|perhaps|guess|suspect\w*)\b")
+                   r"maybe|perhaps|guess|suspect\w*|if)\b")
 # "speed-up" names no performance by itself ("to enable her speed-up.your payment")
 SPEEDUP = re.compile(r"(?i)speed-?ups?")
 # a trailer states no effect of the change: "Fixes: fdb8e12cc2cc ("... regression")"
 TRAILER = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc):")
 # tool output, not a sentence: "overhead: syscall  bcalls ...", "==========="
-NOT_PROSE = re.compile(r"={3,}|-{3,}|(?::[^:]*){3}")
+# and "ath10k: improve power save performance for sdio": a patch title listed in a cover
+NOT_PROSE = re.compile(r"={3,}|-{3,}|(?::[^:]*){3}|^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?[\w./-]{2,30}: "
+                       r"[a-z]")
 
 
 def _asserted(sentence: str) -> bool:
@@ -193,9 +218,12 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
             return "improvement"
         if worse and not better:
             return "regression"
-    if REDUCE.search(span or sentence):
-        # "reduces latency by 10%" is an improvement; "reduces throughput" a regression
-        return "improvement" if LATENCY.search(sentence) else "regression"
+        up, down = UP.search(text), REDUCE.search(text)
+        if up or down:
+            # "reduces latency by 10%" improves, "reduces throughput" regresses; "latency
+            # increased" regresses, "throughput increased" improves
+            lower_better = LATENCY.search(sentence) is not None and not THROUGHPUT.search(text)
+            return "improvement" if bool(down) == lower_better else "regression"
     if IMPROVE.search(sentence):
         return "improvement"
     return "regression" if REGRESS.search(sentence) else None
@@ -266,6 +294,13 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
             continue
         span = doc[start:end].text
         pct = _percent(span) if SIZE.search(span) else None
+        if pct is not None:
+            for r in RANGE.finditer(sent.text):  # "5% to 2500%": one effect, its middle
+                if abs(pct) in (float(r.group(1)), float(r.group(2))):
+                    pct = (float(r.group(1)) + float(r.group(2))) / 2
+        around = doc[sent.start:min(len(doc), sent.end + 6)].text  # "netperf." ends no sentence
+        if not RUNTIME.search(around) or LISTING.search(sent.text):
+            continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
         if TRAILER.match(sent.text):
             continue
         if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(

@@ -189,14 +189,14 @@ class TableReader:
             col_cond = on_off.get(col) or conds[col]
             if col_cond is not None:  # the columns are the conditions: a row is one config
                 v = InlineValue(number, unit, name, col_cond, test, row_label,
-                                pair=self.tables * 1000 + self.rows)
+                                pair=f"{self.tables}.r{self.rows}")
             elif row_cond is not None:  # the rows are: a column is one config
                 v = InlineValue(number, unit, row_label, row_cond, test,
                                 _config(heads[0], name) if len(heads) > 2 else None,
-                                pair=self.tables * 1000 + 500 + col)
+                                pair=f"{self.tables}.c{col}")
             else:
                 v = InlineValue(number, unit, name, None, test, row_label,
-                                pair=self.tables * 1000 + self.rows)
+                                pair=f"{self.tables}.r{self.rows}")
             out.append(TableValue(i, v))
         return out
 
@@ -238,7 +238,7 @@ class TableReader:
         label = m.group(1).strip().rstrip(":")
         unit = m.group("ub") or m.group("ua")
         names = self.arrow
-        pair = self.tables * 1000 + self.rows
+        pair = f"{self.tables}.r{self.rows}"
         conds = condition_of(names[0]) or "baseline", condition_of(names[1]) or "patched"
         if unit is None:
             # "drops: 41 -> 2": a count, its metric named by the row
