@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, replace
-from typing import Any
 
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
 
@@ -60,6 +59,9 @@ VERSUS = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]+(?:vs\.?|versus)[ \t]+" + SI
 # Before: 71/28 Mbps      9.4/9.1 Gbps: values packed with a slash share the unit
 SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?" + GAP + UNIT
                      + r"(?![\w/])")
+# 10/100/1000 Mbps, 1/2.5/5/10 Gbps, 100/1000Mbit/s: the speeds of a port, not values
+LINK_SPEEDS = re.compile(r"^(?:10/100(?:/1000)?|100/1000|1/2\.5(?:/5)?(?:/10)?|2\.5/5(?:/10)?|"
+                         r"10/25(?:/40)?|25/50|40/100|10/25/50/100)(?![\d.])")
 # 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
@@ -83,6 +85,7 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"requirement|configured|set to|limit(?:ed)? to|cap(?:ped)? at|"
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
+                          r"transmit(?:s|ting)? at|clocksource|max_idle|"
                           r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
@@ -92,11 +95,12 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
-                            r"network)s?\b")
+                            r"network|available|capable|max|limit|lanes?)s?\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
-                             r"\bnegotiated|\bbaud)[ \t]*[:@]?[ \t]*$")
+                             r"\bnegotiated|\bbaud|\bsync(?:ed)? at|\bmax(?:imum)?|\bup to|"
+                             r"\b\d{1,2}[ \t]?x|\bport(?:s)?)[ \t]*[:@~]?[ \t]*~?$")
 # a time that is a setting or a duration, not a latency: "timeout: 10 ms", "took: 3 s"
 NOT_A_TIME = re.compile(r"(?i)timeout|interval|delay|sleep|period|duration|\btime\b|elapsed|"
                         r"took|wait|budget|deadline|boot|probe|poll|usecs?\b")
@@ -334,6 +338,9 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
     for pattern in (SLASHED, RANGE):
         for m in pattern.finditer(p.text):
             if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
+                continue
+            if pattern is SLASHED and LINK_SPEEDS.match(m.group(0)):
+                used.append(m.span())  # "10/100/1000 Mbps": the speeds a port supports
                 continue
             unit = m.group(4) if pattern is SLASHED else m.group(3)
             used.append(m.span())

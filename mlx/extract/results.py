@@ -216,8 +216,9 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
         if rows:
             para.flush()
             out.add(i, rows)
-        elif not text.strip():
-            para.flush()
+        elif not text.strip() or ("round-trip" in text or "rtt " in text) and \
+                inline.PING_SUMMARY.search(text):
+            para.flush()  # a blank line, or a ping summary with nothing measured in it
         else:
             para.add(i, depth, text)
     para.flush()
