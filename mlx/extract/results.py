@@ -26,9 +26,10 @@ from mlx.extract.units import normalize
 
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
-BODY_TOKENS = ("bits/s", "bit/s", "bps", "10^", "per sec", "Trans.", "trans/s", "B/s", "ytes/s",
-               "_STREAM", "_RR", "_MAERTS", "THROUGHPUT", "Interim", "usec", "atency",
-               "_per_second", "IOPS", "rtt min", "round-trip")
+# (those with "/s" are tested only where "/s" stands at all)
+SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "ytes/s", "req/s")
+BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
+               "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip")
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
@@ -135,16 +136,22 @@ def parse_command(command: str) -> dict[str, Any]:
 
 
 def may_hold_results(body: str) -> bool:
-    if any(t in body for t in BODY_TOKENS):
+    """The cheap prefilter: a unit or a tool's word somewhere in the body."""
+    if ("/s" in body and any(t in body for t in SLASH_TOKENS)) or \
+            any(t in body for t in BODY_TOKENS):
         return True
     return ("pps" in body or "tps" in body) and BODY_RATE.search(body) is not None
 
 
 def extract_results(body: str | None) -> list[ResultRow]:
     """Every measured value of one body, with its labels, condition and command."""
-    if not body or not may_hold_results(body):
+    if not body:
         return []
-    doc = Document(body)
+    cut = body.find("\ndiff --git ")  # a patch's own diff holds code, no results
+    head = body if cut < 0 else body[:cut]
+    if not may_hold_results(head):
+        return []
+    doc = Document(head)
     found = _find(doc)
     if not found:
         return []

@@ -20,6 +20,9 @@ from mlx.text import split_quote
 
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
                           r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
+# the same, as substrings of the lowercased text (C speed, before the regex)
+EFFECT_STEMS = ("improv", "regress", "faster", "slower", "speed", "better", "worse", "degrad",
+                "boost", "gain", "drop", "increase", "decrease", "reduc", "overhead")
 # a body is read only if it holds one of these (plain substring tests, C speed)
 BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost",
               "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead")
@@ -54,6 +57,11 @@ RUNTIME = re.compile(PERF_NOUN.pattern + r"|(?i:\bmemory\b|\bcpu\b|cycles|instru
 # a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or
 # five percents or more in one "sentence"
 LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")
+
+
+# the body test for effects without a size (plain substrings: C speed)
+PERF_WORDS = ("erformance", "hroughput", "andwidth", "atency", "peed", "pps", "CPU", "cpu",
+              "verhead", "jitter", "RTT", "rtt")
 
 
 def sized(text: str) -> bool:
@@ -134,9 +142,6 @@ def nlp() -> Any:
             [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
             [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
              {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
-            # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)"
-            [effect, {"OP": "{0,16}", "IS_SENT_START": False}, {"TEXT": "("}, pct,
-             {"TEXT": "%"}, {"TEXT": ")"}],
         ])
         # "2x faster", "3 times better"
         matcher.add("times_effect", [
@@ -162,6 +167,8 @@ def nlp() -> Any:
     return _NLP
 
 
+# "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
+PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
 RANGE = re.compile(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*(?:-|–|~|to)[ \t]*"
                    r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
@@ -243,7 +250,8 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
     for m in [*PARAGRAPH_BREAK.finditer(head), None]:
         end = m.start() if m else len(head)
         para = head[pos:end]
-        if stated(para) and EFFECT_WORDS.search(para):
+        low = para.lower()
+        if any(w in low for w in EFFECT_STEMS) and stated(para) and EFFECT_WORDS.search(para):
             out += _runs(para, line)
         if m is None:
             break
@@ -274,7 +282,8 @@ def extract_statements(body: str | None) -> list[Statement]:
     out = _robot_rows(body) if "%change" in body else []
     cut = body.find("\ndiff --git ")
     head = body if cut < 0 else body[:cut]
-    if not any(w in head for w in BODY_WORDS) or not stated(head):
+    if not any(w in head for w in BODY_WORDS) or not (
+            SIZE.search(head) or any(w in head for w in PERF_WORDS)):
         return out
     paras = _paragraphs(head)[:200]
     pipe, matcher = nlp()
@@ -314,6 +323,13 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
         found.setdefault((sent.start, pct), Statement(
             "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
             quoted=depth > 0, line_no=first))
+        # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
+        for m in PAREN_PCT.finditer(sent.text):
+            pct = float(m.group(1))
+            if (sent.start, pct) not in found:
+                found[(sent.start, pct)] = Statement(
+                    "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
+                    quoted=depth > 0, line_no=first)
     return list(found.values())
 
 

@@ -94,6 +94,13 @@ def cells(text: str) -> list[Cell]:
     return out
 
 
+def _may_be_table(text: str) -> bool:
+    """Cheap test first: a table line has a border, an arrow or a gap of blanks inside."""
+    inner = text.strip()
+    return "|" in inner or "  " in inner or "\t" in inner or ">" in inner or "→" in inner \
+        or RULE.match(text) is not None
+
+
 def _is_value(text: str) -> bool:
     return CELL_VALUE.match(text) is not None
 
@@ -111,6 +118,12 @@ class TableReader:
     tables: int = 0  # tables seen, to number their pairs
 
     def feed(self, i: int, text: str) -> list[TableValue]:
+        if self.header is None and self.arrow is None and not _may_be_table(text):
+            if text.strip():
+                self.caption = (self.caption + [text])[-3:]
+            elif not self.boxed:
+                self._end()
+            return []
         if ARROW_ROW.match(text):
             return self._arrow_row(i, text)
         if self.arrow is not None:
