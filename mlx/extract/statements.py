@@ -312,6 +312,13 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
             continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
         if TRAILER.match(sent.text):
             continue
+        first = line + text.count("\n", 0, sent.start_char) + 1
+        # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
+        for m in PAREN_PCT.finditer(sent.text):
+            p = float(m.group(1))
+            found.setdefault((sent.start, p), Statement(
+                "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
+                quoted=depth > 0, line_no=first))
         if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(
                 SPEEDUP.sub(" ", sent.text))):
             continue  # "drop: 1234": a bare number is no size, nor a counter an effect
@@ -319,17 +326,9 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
             continue  # the sentence already states this effect
         if pct is not None:
             found.pop((sent.start, None), None)  # the sized phrase says more
-        first = line + text.count("\n", 0, sent.start_char) + 1
         found.setdefault((sent.start, pct), Statement(
             "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
             quoted=depth > 0, line_no=first))
-        # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
-        for m in PAREN_PCT.finditer(sent.text):
-            pct = float(m.group(1))
-            if (sent.start, pct) not in found:
-                found[(sent.start, pct)] = Statement(
-                    "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
-                    quoted=depth > 0, line_no=first)
     return list(found.values())
 
 
