@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract import inline, iperf, netperf
-from mlx.extract.conditions import condition_of
+from mlx.extract.conditions import condition_of, effective_conditions
 from mlx.extract.document import Document, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
@@ -463,6 +463,22 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             c.section, c.labels = label, []  # a heading above labels that repeat
         else:
             c.push(indent, label)
+    return _implied_conditions(out)
+
+
+def _implied_conditions(rows: list[ResultRow]) -> list[ResultRow]:
+    """Conditions the labels of one quote depth imply beside each other: "net-next +
+    IP6IP support" is the patched run of "net-next (baseline)", "mainline" the baseline
+    of "mainline + frag recycling"."""
+    out = rows
+    for depth in {r.quote_depth for r in rows}:
+        labels = list(dict.fromkeys((r.label, r.condition) for r in rows
+                                    if r.quote_depth == depth and r.label is not None))
+        implied = {name: cond for name, cond in effective_conditions(labels)
+                   if cond is not None}
+        if implied:
+            out = [replace(r, condition=implied.get(r.label)) if r.quote_depth == depth and
+                   r.condition is None and r.label in implied else r for r in out]
     return out
 
 
