@@ -7,7 +7,8 @@ through the driver; it dedups across chunks and moves the parts into place.
 
 An extractor is one entry of ``EXTRACTORS``: a name (what ``mlx ingest
 --extract`` takes), the table its rows go to, that table's schema and a pure
-function from a body to rows whose field names are the table's columns.
+function from a body (and its subject) to rows whose field names are the table's
+columns.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Extractor:
     name: str
     table: str
     schema: pa.Schema
-    fn: Callable[[str | None], list[Any]]
+    fn: Callable[[str | None, str | None], list[Any]]  # (body, subject) -> rows
 
 
 EXTRACTORS: dict[str, Extractor] = {e.name: e for e in (
@@ -93,7 +94,7 @@ def run_chunk(chunk: Chunk, sink: Sink,
         [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc, r.in_reply_to, r.references)
          for r in records])}
     for ex in EXTRACTORS.values():
-        rows = [ex.fn(r.body) if ex.name in extract else [] for r in records]
+        rows = [ex.fn(r.body, r.subject) if ex.name in extract else [] for r in records]
         tables[ex.table] = rows_table(ex.schema, records, rows)
     res.parts = stage(sink.store, sink.run, tables)
     return res

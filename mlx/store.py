@@ -102,7 +102,7 @@ HARDWARE = pa.schema([
     ("uid", pa.string()), ("message_id", pa.string()), ("host", pa.string()),
     ("kind", pa.string()), ("text", pa.string()), ("value", pa.string()),
     ("line_no", pa.int64()), ("quoted", pa.bool_()), ("quote_depth", pa.int64()),
-    ("line", pa.string()),
+    ("line", pa.string()), ("role", pa.string()), ("count", pa.int64()),
 ])
 STATEMENTS = pa.schema([
     ("uid", pa.string()), ("message_id", pa.string()), ("kind", pa.string()),

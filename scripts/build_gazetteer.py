@@ -35,7 +35,7 @@ NET = re.compile(r"(?i)ethernet|network|gigabit|\bgbe\b|\b\d+g(?:b|bit)?e?\b|\bn
 NETWORK_VENDORS = {"15b3", "1425", "1924", "19ee", "1d6a", "1dd8", "1fc9", "8088", "1137",
                    "19a2", "1077", "14c1"}
 # "I219-LM", "X710", "82599ES", "BCM57416", "ConnectX-5", "MT27800", "RTL8111/8168/8411"
-TOKEN = re.compile(r"(?<![\w.-])([A-Za-z]{0,10}\d[\w]*(?:-[\w]+)*)(?![\w.-])")
+TOKEN = re.compile(r"(?<![\w.-])([A-Za-z]{0,10}-?\d[\w]*(?:-[\w]+)*)(?![\w.-])")
 # speeds, buses and standards are no model: "10GbE", "PCIe", "x8", "Gen3", "802.11ac", "2.5G"
 NOT_MODEL = re.compile(r"(?i)^(?:\d+(?:\.\d+)?(?:g|m|k)?(?:b|bit|bps|be|bit/s|hz|gbe|base\w*)?|"
                        r"\d+x\d+\w*|x\d{1,2}|gen\d|pcie?\d*|v\d+|rev\d*|802\w*|ieee\w*|"
@@ -98,7 +98,11 @@ def main(argv: list[str]) -> int:
             print(f"Error: {path} not found; apt-get install pci.ids usb.ids", file=sys.stderr)
             return 1
     seen: dict[str, tuple[str, str, str, str]] = {}
-    for row in read(a.pci, usb=False) + read(a.usb, usb=True):
+    rows = read(a.pci, usb=False) + read(a.usb, usb=True)
+    # a token standing in its own device's name first ("I211 Gigabit Network Connection"),
+    # before a board maker's entry that names the chip ("Lenovo ... Intel 82599ES ...")
+    rows.sort(key=lambda r: not r[3].lower().startswith(r[0].split("-")[0]))
+    for row in rows:
         seen.setdefault(row[0], row)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     with a.out.open("w", encoding="utf-8") as fh:

@@ -235,6 +235,8 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
 def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
     """uid -> "Client: Intel E5-2620, I350, 4096 MiB; Server: ..." from unquoted rows."""
     hw = hardware[~hardware.quoted.astype(bool)]
+    if "role" in hw.columns:
+        hw = hw[hw.role.fillna("setup") == "setup"]  # what was measured on, not what is named
     out: dict[str, str] = {}
     for uid, rows in hw.groupby("uid"):
         parts = []

@@ -26,6 +26,8 @@ PATCHED = re.compile(r"(?i)\b(?:after|patched|applied|post-patch|modified|"
                      r"(?:first )?bad (?:commit|kernel|build))\b|"
                      r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?[^,;:()]{0,40}?\b" + CHANGE + r"\b|"
                      r"^with$|^new\b|^w/$|^patch(?:ed|es)?$")
+# "Fastpath (with flowtable, this patchset)": the change named, where nothing says before it
+THIS_CHANGE = re.compile(r"(?i)\bthis (?:patch\w*|series|change|commit)\b")
 # ... and in a sentence: "450Mbps with it", "now 870 Mbits/sec", "was ~540"
 PROSE_BASELINE = re.compile(r"(?i)\b(?:was|were|used to|previously|originally|before)\b")
 PROSE_PATCHED = re.compile(r"(?i)\b(?:with (?:it|them|that|this|yours?)|now|this gives|gives)\b")
@@ -42,7 +44,8 @@ def condition_of(label: str | None, prose: bool = False) -> str | None:
     if not label or BOTH.search(label):
         return None
     base = BASELINE.search(label) is not None
-    patched = PATCHED.search(label) is not None
+    patched = PATCHED.search(label) is not None or (not base and THIS_CHANGE.search(label)
+                                                     is not None)
     if prose and base == patched:
         base, patched = PROSE_BASELINE.search(label) is not None, \
             PROSE_PATCHED.search(label) is not None

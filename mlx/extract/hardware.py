@@ -1,13 +1,16 @@
-"""Hardware and test setup: CPUs, NICs, wifi chips, memory, kernels, OSes, boards, hosts.
+"""Hardware and test setup: CPUs, NICs, wifi chips, memory, kernels, OSes, boards, links.
 
-spaCy's rule machinery (an EntityRuler on ``spacy.blank("en")``, so no model
-is downloaded) finds the entities; a whitespace tokenizer keeps model names
-such as ``E5-2620``, ``Cortex-A53`` or ``6.7.0-rc1`` whole.  Lines with a
-fixed shape (lscpu ``Model name:``, lspci ``Ethernet controller:``, ``uname
--a``, the kernel test robot's ``test machine:``) are read by regexes first.
-A cheap substring prefilter decides which lines spaCy sees, and everything
-after the first ``diff --git`` of a patch is skipped: a driver patch adding
-``I210`` to a PCI table states no test setup.
+One row per fact and message (``count`` says how often it was named), with a
+``role``: ``setup`` where the message says something ran or was measured on it (a
+host line such as ``Client: ... NIC I350``, ``Tested on ...``, lscpu, lspci,
+``uname -a``, a kernel test robot's ``test machine:``, a dmesg ``Link is Up``, or
+hardware named near measured values), ``subject`` where it is what the patch is
+about or merely named.  Lines of a known tool's shape are read by regexes, the
+rest by spaCy's EntityRuler (``mlx.extract.hwvocab``); a NIC or wifi model
+written bare (``i211``, ``x550-T2``) is looked up in the PCI/USB ID gazetteer.
+Nothing is read from diff hunks (a driver patch adding ``I210`` to a PCI table
+states no setup), trailers, ``Fixes:``, headers quoted in the body, URLs, paths
+or build-bot branch names (``...next-queue.git 40GbE``).
 """
 
 from __future__ import annotations
@@ -16,214 +19,64 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.text import split_quote
+from mlx.extract.document import Document, Line
+from mlx.extract.hwvocab import (
+    BODY_HW,
+    FIELDS,
+    HOST_PREFIX,
+    LKP,
+    LSCPU,
+    LSPCI,
+    MEMORY_UNITS,
+    PROMPT,
+    STRONG_LOWER,
+    UNAME,
+    WEAK_WORDS,
+    nic_tokens,
+    nlp,
+    platform_phrases,
+)
 
-# A message names hardware only if one of these stands in it (3.5% of netfilter-devel).
-# Words that start with a capital or a digit go into one regex behind a lookahead of
-# their first characters (the engine then skips other positions at C speed); the few
-# lowercase ones are plain substring tests, since lowercase letters are everywhere.
-STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", "Ampere", "BCM",
-          "Broadcom", "Mellanox", "ConnectX", "Ethernet controller", "Network controller",
-          "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
-          "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
-          r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-"]
-# (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
-STRONG_LOWER = ("mlx", "ixgbe", "i40e")
-# A neighbour of such a line is read when it holds one of these (kernel, memory, link).
-WEAK_WORDS = ("ernel", "emory", "RAM", "-rc", "MB", "GB", "MiB", "GiB", "G ", "G,", "MHz",
-              "Linux", "igc", "igb", "virtio", "NIC", "SoC", "GbE", "Gb", "DDR")
-BODY_HW = re.compile("(?=[{}])(?:{})".format("".join(sorted({w[0] for w in STRONG})),
-                                              "|".join(STRONG)))
-
-
-def names_hardware(text: str) -> bool:
-    """The strong test: does this text name a CPU, NIC, board, OS ... at all?"""
-    return BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER)
-
-
-# Model name:            Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz        (lscpu)
-LSCPU = re.compile(r"^[ \t]*Model name:[ \t]+(\S[^\n]{0,150}?)[ \t]*$")
-# 01:00.0 Ethernet controller: Intel Corporation I210 Gigabit Network Connection (rev 03)
-LSPCI = re.compile(r"(Ethernet|Network) controller(?: \[\w{4}\])?:[ \t]+(\S[^\n]{0,150}?)"
-                   r"(?:[ \t]+\[[0-9a-f]{4}:[0-9a-f]{4}\])?(?:[ \t]+\(rev [0-9a-f]{1,4}\))?[ \t]*$")
-# Linux pbx4 3.16.57-astlinux #1 SMP PREEMPT Mon Jul 9 17:25:31 CDT 2018 x86_64 GNU/Linux
-UNAME = re.compile(r"\bLinux[ \t]+([\w.-]{1,64})[ \t]+(\d\.\d{1,2}(?:\.\d{1,3})?[\w.+~-]{0,60})"
-                   r"[ \t]+#\d{1,6}[^\n]{0,200}?(?:[ \t](x86_64|aarch64|armv7l|armv8l|mips|mipsel|"
-                   r"riscv64|ppc64le|ppc64|s390x|i686|arm64))?(?:[ \t]+GNU/Linux)?[ \t]*\"?,?$")
-# test machine: 128 threads 2 sockets Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz (Ice Lake)
-#   with 256G memory
-LKP = re.compile(r"test machine:[ \t]+(\d{1,5})[ \t]+threads[ \t]+"
-                 r"(?:(\d{1,3})[ \t]+sockets?[ \t]+)?(\S[^\n]{0,120}?)"
-                 r"(?:[ \t]+\(([\w \t-]{1,40})\))?[ \t]+with[ \t]+(\d{1,6})[ \t]*"
-                 r"([GMT])(?:i?B)?[ \t]+memory")
-# "Client: RHEL9.2, CPU ..."   "pbx4: AMD GX-412TC SOC"   "DUT (host A): ..."
-HOST_PREFIX = re.compile(r"^[ \t]{0,3}([A-Za-z][\w.-]{0,24}(?:[ \t][A-Za-z0-9][\w.-]{0,12})?)"
-                         r"[ \t]*:[ \t]+\S")
-# pbx4 ~ # iperf3 -c ...      root@dut1:~# ...
-PROMPT = re.compile(r"^[ \t]*(?:\[?[\w.-]{1,32}@)?([\w.-]{1,32})(?:[ \t]+~|:~?[\w/.-]{0,40})"
-                    r"[ \t]*[#$][ \t]")
-# words that name a field, not a host, before a colon
-FIELDS = {"cpu", "cpus", "nic", "nics", "memory", "mem", "ram", "kernel", "os", "board", "model",
-          "model name", "system", "processor", "platform", "hardware", "hw", "setup", "driver",
-          "firmware", "distro", "distribution", "arch", "architecture", "soc", "device", "link",
-          "network", "ethernet", "storage", "disk", "note", "notes", "subject", "from", "to",
-          "cc", "date", "fixes", "reported-by", "signed-off-by", "tested-by",
-          "reviewed-by", "acked-by", "machine", "test machine", "server side", "client side",
-          "result", "results", "before", "after", "base", "baseline", "test", "tests", "config",
-          "cmdline", "command", "re", "ps", "p.s", "commit", "speed", "bandwidth",
-          # device spec sheets (OpenWrt): "Flash: SPI-NOR 1 MiB, NAND 512 MiB" is no memory
-          "flash", "nand", "nor", "emmc", "sd", "wifi", "wlan", "wireless", "switch", "usb",
-          "serial", "power", "ports", "leds", "buttons", "antenna", "antennas", "radio",
-          "radios", "bootloader", "uart", "gpio", "console"}
-MEMORY_UNITS = {"k": 1 / 1024, "kb": 1 / 1024, "kib": 1 / 1024, "m": 1, "mb": 1, "mib": 1,
-                "g": 1024, "gb": 1024, "gib": 1024, "t": 1024**2, "tb": 1024**2, "tib": 1024**2}
-
-NUM = r"^\d{1,7}(?:\.\d{1,3})?$"
-SIZE_UNIT = r"^(?:[KMGT]i?B|[GT])$"
-KVER_RC = r"^v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}[\w.+~-]{0,30}$"
-KVER = r"^v?[2-7]\.\d{1,2}(?:\.\d{1,3})?(?:[-+][\w.+~-]{0,40})?$"
-INTEL_FAMILY = r"^(?:Xeon|Core|Atom|Celeron|Pentium)(?:\((?:R|TM)\))?$"
-INTEL_MODEL = (r"^(?:Gold|Silver|Platinum|Bronze|Max|Ultra|[EWD]-?\d{4}\w{0,4}|E[357]-\d{4}\w{0,3}|"
-               r"i[3579]-\d{4,5}\w{0,3}|[NJ]\d{4}\w?|v\d|\d{4}[A-Z]{0,2}|[A-Z]\d{4}[A-Z]{0,2}|"
-               r"[3579])$")
-NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-DA\d)?|XXV710|"
-             r"X5[2-5]0(?:-\w{1,6})?|8259\d[A-Z]{0,2}|8257\d[A-Z]{0,2}|E810(?:-[A-Z]{1,4})?|E82\d|"
-             r"BCM57\d{3}[A-Z]?|BCM5720|ConnectX-?[3-8](?:-?(?:Lx|Dx|Ex|lx|dx|ex|VPI))?|"
-             r"CX-?[4-8](?:Lx|Dx|lx|dx)?|mlx[45]_(?:core|en)|ixgbe|ixgbevf|igc|igb|i40e|iavf|"
-             r"e1000e?|virtio_net|virtio-net|bnxt_en|r8169|r8125|stmmac|mvneta|mvpp2|tg3|sfc|"
-             r"nfp|qede|cxgb4|hns3|enetc|dpaa2-eth|mtk_eth_soc)$")
-WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|3\d|63)[A-Z]?|"
-              r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
-              r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k|ath1[012]k)$")
-SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
-             r"BCM2(?:711|712|837|835|836)|MT762[0-8]A?|MT798[168]A?|IPQ\d{4}|QCA95[0-9]{2}|"
-             r"RK3\d{3}|A3720|Armada-?\d{3,4})$")
-OS_NAME = r"^(?:RHEL|Ubuntu|Debian|Fedora|OpenWrt|CentOS|Rocky|AlmaLinux|SLES|openSUSE|Alpine)"
-
-
-# Token shapes the rules ask for, by name.
-SHAPES = {
-    "intel": r"^Intel(?:\(R\))?$",
-    "intel_family": INTEL_FAMILY,
-    "intel_model": INTEL_MODEL,
-    "ghz": r"^\d{1,2}(?:\.\d{1,2})?GHz$",
-    "amd_family": (r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|GX-\w{3,8}|G-\w{3,6}|"
-                   r"Embedded)$"),
-    "amd_model": (r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|\d{1,3}-Core|"
-                  r"V\d{4}\w?)$"),
-    "soc": SOC_MODEL,
-    "nic": NIC_MODEL,
-    "nic_suffix": r"^(?:Lx|Dx|Ex|EN|VPI)$",
-    "link": r"^(?:\d{1,3}(?:\.5)?(?:GbE|GigE|Gbit)|(?:10|25|40|50|100|200|400|800)G)$",
-    "wifi": WIFI_MODEL,
-    "width": r"^(?:20|40|80|160|320)$",
-    "wifi_mode": r"^(?:VHT|HE|EHT|HT)(?:20|40|80|160|320)$",
-    "num": NUM,
-    "size_unit": SIZE_UNIT,
-    "size_mb": r"^(?:[MGT]i?B)$",
-    "size_glued": r"^\d{1,7}(?:[KMGT]i?B|[GT])$",
-    "kver_rc": KVER_RC,
-    "kver_v": r"^v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?$",
-    "kver": KVER,
-    "os_glued": OS_NAME + r"-?\d{1,2}(?:\.\d{1,2}){0,2}$",
-    "os_name": OS_NAME + r"$",
-    "os_version": r"^\d{1,2}(?:\.\d{1,2}){0,2}(?:-?LTS)?$",
-    "apu": r"^(?i:apu\d\w{0,3}|alix\w{0,4})$",
-    "board": r"^(?:APU[1-6][A-Da-d]?\d?|BPI-R\d\w{0,4})$",
-    "bpi": r"^(?:BPI-)?[A-Z]\w{0,6}$",
-    "rpi": r"^(?:\d|Zero|CM\d)$",
-    "rpi_model": r"^[AB]\+?$",
-    "thinkpad": r"^[A-Z]\d{1,3}[a-z]?$",
-    "gen": r"^\d{1,2}$",
-    "nanopi": r"^R\d\w{0,3}$",
-}
-
-
-def _s(name: str, op: str | None = None) -> dict[str, Any]:
-    """A token pattern: the token has this shape.
-
-    (A token attribute holding precomputed shapes was tried: spaCy reads custom
-    attributes through Python and it ran slower than these regex predicates.)
-    """
-    pattern: dict[str, Any] = {"TEXT": {"REGEX": SHAPES[name]}}
-    if op:
-        pattern["OP"] = op
-    return pattern
-
-
-MEMORY_WORDS = ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4", "lpddr4x", "lpddr5", "ecc"]
-
-
-def _patterns() -> list[dict[str, Any]]:
-    vendor = {"LOWER": {"IN": ["intel", "mellanox", "nvidia", "broadcom", "marvell", "realtek",
-                               "chelsio", "solarflare", "netronome", "qlogic", "mediatek",
-                               "qualcomm", "atheros"]}, "OP": "?"}
-    cpu_tail = [{"LOWER": "cpu", "OP": "?"}, {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]
-    p: list[tuple[str, list[dict[str, Any]]]] = [
-        ("cpu", [_s("intel"), _s("intel_family", op="?"), _s("intel_model", op="{1,3}"),
-                 *cpu_tail]),
-        ("cpu", [_s("intel"), _s("intel_family"), _s("intel_model", op="{0,3}"), *cpu_tail]),
-        # lscpu's older shape: "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz"
-        ("cpu", [_s("intel"), _s("intel_family"), {"LOWER": "cpu"}, _s("intel_model", op="{1,3}"),
-                 {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]),
-        ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
-        ("cpu", [_s("soc")]),
-        ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},
-                 {"LOWER": "max", "OP": "?"}]),
-        ("nic", [vendor, _s("nic"), _s("nic_suffix", op="?")]),
-        ("link", [_s("link")]),
-        ("wifi", [vendor, _s("wifi")]),
-        ("wifi", [_s("width"), {"TEXT": "MHz"},
-                  {"LOWER": {"IN": ["channel", "channels", "width", "bandwidth", "bw"]}}]),
-        ("wifi", [{"LOWER": {"IN": ["channel", "width", "bandwidth", "bw", "ht", "vht", "he"]}},
-                  _s("width"), {"TEXT": "MHz"}]),
-        ("wifi", [_s("wifi_mode")]),
-        ("memory", [{"LOWER": {"IN": ["memory", "ram", "mem", "memtotal"]}},
-                    {"ORTH": ":", "OP": "?"}, _s("num"), _s("size_unit")]),
-        ("memory", [_s("size_glued"), {"LOWER": {"IN": MEMORY_WORDS}}]),
-        ("memory", [_s("num"), _s("size_unit"), {"LOWER": {"IN": MEMORY_WORDS}}]),
-        ("size", [_s("num"), _s("size_mb")]),
-        ("kernel", [_s("kver_rc")]),
-        ("kernel", [_s("kver_v")]),
-        ("kernel", [{"LOWER": {"IN": ["kernel", "linux", "net-next", "mainline", "upstream",
-                                     "linux-next", "bpf-next"]}},
-                    {"LOWER": {"IN": ["at", "version", "is", "on", "v"]}, "OP": "?"},
-                    _s("kver")]),
-        ("os", [_s("os_glued")]),
-        ("os", [_s("os_name"), _s("os_version")]),
-        ("os", [{"LOWER": "red"}, {"LOWER": "hat"}, {"LOWER": "enterprise"}, {"LOWER": "linux"},
-                _s("os_version")]),
-        ("board", [{"LOWER": "pc"}, {"LOWER": "engines"}, _s("apu", op="?")]),
-        ("board", [_s("board")]),
-        ("board", [{"LOWER": "banana"}, {"LOWER": "pi"}, _s("bpi", op="?")]),
-        ("board", [{"LOWER": "raspberry"}, {"LOWER": "pi"}, _s("rpi", op="?"),
-                   {"LOWER": "model", "OP": "?"}, _s("rpi_model", op="?")]),
-        ("board", [{"LOWER": "thinkpad"}, _s("thinkpad"), {"LOWER": "carbon", "OP": "?"},
-                   {"LOWER": "gen", "OP": "?"}, _s("gen", op="?")]),
-        ("board", [{"LOWER": "turris"}, {"LOWER": {"IN": ["omnia", "mox"]}}]),
-        ("board", [{"LOWER": "nanopi"}, _s("nanopi")]),
-    ]
-    return [{"label": kind, "pattern": pattern} for kind, pattern in p]
-
-
-_NLP: Any = None
-
-
-def nlp() -> Any:
-    """The blank English pipeline with the tokenizer and rules; built once per process."""
-    global _NLP
-    if _NLP is None:
-        import spacy
-        from spacy.tokenizer import Tokenizer
-        pipe = spacy.blank("en")
-        pipe.tokenizer = Tokenizer(
-            pipe.vocab, prefix_search=re.compile(r"""^[\(\["'<*]""").search,
-            # "Intel(R)" and "Core(TM)" keep their ")"; a sentence's "." and ")" go
-            suffix_search=re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search)
-        ruler: Any = pipe.add_pipe("entity_ruler", config={"overwrite_ents": True})
-        ruler.add_patterns(_patterns())
-        _NLP = pipe
-    return _NLP
+# what makes a message worth reading for its setup besides a strong word: measured
+# values, or a line that says what something ran on (plain substrings: C speed)
+SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
+               "lspci", "lscpu", "Mbits/sec", "Gbits/sec", "bps", "pps", "10^6bits",
+               "Trans/s", "Tested-on", "running on", "my box", "my machine", "kernel", "Kernel")
+# "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
+SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing)?\b[^.]{0,30}\b(?:on|with|using)\b|\bsetup\b|"
+                       r"\btest ?bed\b|\bdut\b|\bon (?:my|our|an?|the|two|both|this)\b|"
+                       r"\b(?:machine|box|host|server|client|router|laptop|board|platform|"
+                       r"system|hardware|target)s?\b|\brunning\b|\bi (?:have|use|used|ran|run|"
+                       r"tested|see|saw|get|got)\b|\bmy\b|\bwe (?:use|used|ran|run|tested)\b|"
+                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro)\s*:")
+# a measured value on a line: a setup named near it is what it ran on
+MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/s|[KMGT]bps|[KMGT]?b/s|[kKmMG]pps|"
+                      r"trans/s|10\^6bits)|\b(?:sender|receiver)\b|TEST from")
+# lines that state no setup: trailers, quoted headers, links, paths, build bots
+NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
+                       r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
+                       r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|"
+                       r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
+                       r"/[\w/.-]+|\bCC \[M\]|^[ \t]*(?:LD|CC|AR)[ \t]")
+# Link is Up - 1Gbps/Full - flow control off      eth0: Link is Up 1000 Mbps Full Duplex
+LINK_UP = re.compile(r"(?i)\blink is up\b[ \t-]*(\d{1,3}(?:\.\d)?[ \t]?[GM]bps)(?:/(?:full|half))?")
+# "1000Mbps full duplex link", "10GBit CAT6 link", "a 25G link", "USB3.0 SuperSpeed"
+LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|GbE|G)(?:/s)?"
+                        r"(?:[ \t](?:full[ -]duplex|ethernet|cat ?\d\w?))?)[ \t]+link\b|"
+                        r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
+# a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
+KERNEL = re.compile(r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|"
+                    r"mainline)\b[^\n]{0,25}?\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)"
+                    r"(?![\w.])|\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|"
+                    r"azure|aws|MANJARO|rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)"
+                    r"\.\w+|[2-7]\.\d{1,2}\.\d{1,3}-tegra)\b")
+# "x86_64", "aarch64": a machine's architecture, not a path component
+ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w-])")
+# "8 cores", "72C/144T", "8 CPUs", "16 threads"
+THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b")
+# a model-number word: the candidates looked up in the NIC gazetteer
+WORD_EDGE = str.maketrans({c: " " for c in "()[]{},;:\"'<>"})
+MAX_LINE = 400
 
 
 @dataclass(frozen=True)
@@ -238,6 +91,11 @@ class HardwareRow:
     quoted: bool = False
     quote_depth: int = 0
     line: str = ""
+    role: str = "subject"
+    count: int = 1
+
+
+Fact = tuple[str, str, str | None, str | None, bool]  # kind, text, value, host, shaped
 
 
 def memory_mib(number: str, unit: str) -> str | None:
@@ -253,8 +111,11 @@ def _value(kind: str, text: str) -> str | None:
         m = re.search(r"(\d{1,7}(?:\.\d{1,3})?)[ \t]*([KMGT]i?B|[KMGT])\b", text)
         return memory_mib(m.group(1), m.group(2)) if m else None
     if kind == "link":
-        m = re.match(r"(\d{1,3}(?:\.5)?)", text)
-        return f"{float(m.group(1)) * 1000:g} Mbit/s" if m else None
+        m = re.match(r"(\d{1,4}(?:\.\d)?)[ \t]?([GM])?", text)
+        if m is None:
+            return text
+        factor = 1 if (m.group(2) or "G").upper() == "M" else 1000
+        return f"{float(m.group(1)) * factor:g} Mbit/s"
     if kind == "kernel":
         m = re.search(r"v?(\d\.\d{1,2}[\w.+~-]*)", text)
         return m.group(1) if m else None
@@ -263,101 +124,120 @@ def _value(kind: str, text: str) -> str | None:
     return text
 
 
-
-
 def _head(body: str) -> str:
     """The body up to the first diff: hardware in a patch's code states no setup."""
     cut = body.find("\ndiff --git ")
     return body if cut < 0 else body[:cut]
 
 
-Fact = tuple[str, str, str | None, str | None]  # kind, text as written, value, host
+def _may_name_hardware(head: str) -> bool:
+    return BODY_HW.search(head) is not None or any(w in head for w in STRONG_LOWER) or \
+        any(w in head for w in SETUP_WORDS)
+
+
+def _bare_models(text: str) -> list[Fact]:
+    """NIC and wifi models written bare or lower-case, from the PCI/USB ID gazetteer."""
+    tokens = nic_tokens()
+    out: list[Fact] = []
+    for word in text.translate(WORD_EDGE).split():
+        if not any(c.isdigit() for c in word):
+            continue
+        low = word.lower().rstrip(".")
+        hit = tokens.get(low) or tokens.get(re.split(r"[-/]", low)[0])
+        if hit and not low.isdigit():
+            out.append((hit[0], word.rstrip("."), word.rstrip("."), None, False))
+    return out
 
 
 def _shaped(text: str) -> list[Fact]:
-    """(kind, text, value, host) from lines of a known tool's shape."""
+    """Facts from lines of a known tool's shape (they state a setup)."""
     if "Model name" in text and (m := LSCPU.match(text)):
-        return [("cpu", m.group(1), _value("cpu", m.group(1)), None)]
+        return [("cpu", m.group(1), _value("cpu", m.group(1)), None, True)]
     if "controller" in text and (m := LSPCI.search(text)):
         kind = "nic" if m.group(1) == "Ethernet" else "wifi"
-        return [(kind, m.group(2), m.group(2), None)]
+        return [(kind, m.group(2), m.group(2), None, True)]
     if "test machine" in text and (m := LKP.search(text)):
-        rows: list[Fact] = [("threads", m.group(1), m.group(1), None)]
+        rows: list[Fact] = [("threads", m.group(1), m.group(1), None, True)]
         if m.group(2):
-            rows.append(("sockets", m.group(2), m.group(2), None))
+            rows.append(("sockets", m.group(2), m.group(2), None, True))
         cpu = m.group(3) + (f" ({m.group(4)})" if m.group(4) else "")
-        rows.append(("cpu", cpu, _value("cpu", m.group(3)), None))
+        rows.append(("cpu", cpu, _value("cpu", m.group(3)), None, True))
         rows.append(("memory", f"{m.group(5)}{m.group(6)} memory",
-                     memory_mib(m.group(5), m.group(6)), None))
+                     memory_mib(m.group(5), m.group(6)), None, True))
         return rows
     if "Linux" in text and (m := UNAME.search(text)):
-        facts: list[Fact] = [("kernel", m.group(2), m.group(2), m.group(1))]
+        facts: list[Fact] = [("kernel", m.group(2), m.group(2), m.group(1), True)]
         if m.group(3):
-            facts.append(("arch", m.group(3), m.group(3), m.group(1)))
+            facts.append(("arch", m.group(3), m.group(3), m.group(1), True))
         return facts
+    if "ink is" in text and (m := LINK_UP.search(text)):
+        return [("link", m.group(1), _value("link", m.group(1)), None, True)]
     return []
 
 
-def _candidate_lines(head: str, lines: list[str]) -> list[int]:
-    """Indexes of the lines that name hardware, and of their paragraph neighbours.
-
-    A setup is described in a block ("Server: 6.7.0-rc1, ..., 196608 MB" under a
-    line naming the CPU): lines up to three away from a strong hit, within its
-    paragraph, are read too.  The strong regex runs once over the whole text
-    (C speed) and its hits are mapped to lines.
-    """
-    hits = [m.start() for m in BODY_HW.finditer(head)]
-    for word in STRONG_LOWER:
-        pos = head.find(word)
-        while pos >= 0:
-            hits.append(pos)
-            pos = head.find(word, pos + 1)
-    strong: list[int] = []
-    line, prev = 0, 0
-    for pos in sorted(hits):
-        line += head.count("\n", prev, pos)
-        prev = pos
-        if not strong or strong[-1] != line:
-            strong.append(line)
-    picked: set[int] = set(strong)
-    for i in strong:
-        for step in (-1, 1):
-            j = i + step
-            while 0 <= j < len(lines) and abs(j - i) <= 3 and lines[j].strip(" \t>"):
-                if any(w in lines[j] for w in WEAK_WORDS):
-                    picked.add(j)
-                j += step
-    return sorted(picked)
+def _by_shape(text: str) -> list[Fact]:
+    """Facts a regex reads on any line: links, kernels, architectures, core counts."""
+    out: list[Fact] = []
+    for m in LINK_WORDS.finditer(text):
+        span = m.group(1) or m.group(2)
+        out.append(("link", span, _value("link", span) if m.group(1) else span, None, False))
+    for m in KERNEL.finditer(text):
+        span = m.group(1) or m.group(2)
+        out.append(("kernel", span, span, None, False))
+    for m in ARCH.finditer(text):
+        out.append(("arch", m.group(1), m.group(1), None, False))
+    for m in THREADS.finditer(text):
+        out.append(("threads", m.group(1), m.group(1), None, False))
+    return out
 
 
-def extract_hardware(body: str | None) -> list[HardwareRow]:
+def _candidate(text: str) -> bool:
+    return BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER) or \
+        bool(_bare_models(text)) or PLATFORM.search(text) is not None or \
+        any(w in text for w in ("ink is", " link", "USB", "_64", "arch64", "arm64")) or \
+        KERNEL.search(text) is not None or THREADS.search(text) is not None
+
+
+def extract_hardware(body: str | None, subject: str | None = None) -> list[HardwareRow]:
+    """Every hardware fact a body names, once per message, with its host and role."""
     if not body:
         return []
     head = _head(body)
-    if not names_hardware(head):
+    if not _may_name_hardware(head):
         return []
-    if not head.isascii():
-        head = head.replace("\xa0", " ")
-    lines = head.split("\n")
+    doc = Document(head)
     found: dict[int, list[Fact]] = {}
     spacy_lines: list[int] = []
-    plain_diff = "\n+++ " in head  # a diff -u without "diff --git": its +/- lines are code
-    for i in _candidate_lines(head, lines):
-        _, text = split_quote(lines[i])
-        if len(text) > 400 or (plain_diff and text[:1] in ("+", "-", "@")):
+    for i, line in enumerate(doc.lines):
+        text = line.text
+        if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
+                or NOT_SETUP.search(text) or text[:1] in ("+", "@"):
             continue
         shaped = _shaped(text)
         if shaped:
             found[i] = shaped
-        else:
+        elif _candidate(text) or _near_host_line(doc, i, found):
             spacy_lines.append(i)
-    texts = [split_quote(lines[i])[1] for i in spacy_lines]
-    for i, doc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
-        ents: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None)
-                            for e in doc.ents]
-        if ents:
-            found[i] = ents
-    return _with_hosts(found, lines)
+    texts = [doc.text(i) for i in spacy_lines]
+    for i, sdoc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
+        facts: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None, False)
+                             for e in sdoc.ents]
+        spans = " ".join(f[1].lower() for f in facts)
+        facts += [f for f in _bare_models(doc.text(i)) + _by_shape(doc.text(i))
+                  if f[1].lower() not in spans]
+        if facts:
+            found[i] = facts
+    return _dedupe(_rows(found, doc, subject))
+
+
+def _near_host_line(doc: Document, i: int, found: dict[int, list[Fact]]) -> bool:
+    """A line under a host line ("Server: 6.7.0-rc1, ..., 196608 MB") is read too."""
+    text = doc.text(i)
+    return any(w in text for w in WEAK_WORDS) and any(j in found for j in range(i - 3, i))
+
+
+PLATFORM = re.compile(r"(?i)\b(?:" + "|".join(
+    re.escape(p).replace(r"\ ", r"[ \t]") for _, p in platform_phrases()) + r")\b")
 
 
 def _host_of(text: str) -> str | None:
@@ -368,33 +248,70 @@ def _host_of(text: str) -> str | None:
     return p.group(1) if p else None
 
 
-def _line_host(i: int, lines: list[str], found: dict[int, list[Fact]]) -> str | None:
+def _line_host(i: int, doc: Document, found: dict[int, list[Fact]]) -> str | None:
     """The host of line i: its own prefix, or that of the line its indentation continues."""
-    depth, text = split_quote(lines[i])
+    depth, text = doc.depth(i), doc.text(i)
     host = _host_of(text)
     while host is None and text[:1] in (" ", "\t") and i > 0:
         i -= 1  # "      Ethernet controller: ..." under "pbx4: AMD GX-412TC SOC"
-        up_depth, text = split_quote(lines[i])
-        if up_depth != depth or not text.strip():
+        if doc.depth(i) != depth or not doc.text(i).strip():
             return None
+        text = doc.text(i)
         if text[:1] not in (" ", "\t"):
             return _host_of(text) if i in found else None
     return host
 
 
-def _with_hosts(found: dict[int, list[Fact]], lines: list[str]) -> list[HardwareRow]:
-    """Give each row its host: the line's own prefix, or the host line it continues."""
+def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> list[HardwareRow]:
     out: list[HardwareRow] = []
+    measured = [i for i, line in enumerate(doc.lines) if MEASURED.search(line.text)]
+    subject_low = (subject or "").lower()
     for i in sorted(found):
-        depth, text = split_quote(lines[i])
-        host = _line_host(i, lines, found)
-        rows = found[i]
-        host_line = host is not None and ("," in text or len(rows) > 1)
-        for kind, span, value, own_host in rows:
+        line: Line = doc.lines[i]
+        text = line.text
+        host = _line_host(i, doc, found)
+        facts = found[i]
+        host_line = host is not None and ("," in text or len(facts) > 1)
+        cue = host is not None or _cue_near(doc, i)
+        near = any(abs(j - i) <= 15 and doc.depth(j) == line.depth for j in measured)
+        for kind, span, value, own_host, shaped in facts:
             if kind == "size":
                 if not host_line:
                     continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
                 kind = "memory"
-            out.append(HardwareRow(own_host or host, kind, span, value, i + 1, depth > 0, depth,
-                                   text.strip()[:500]))
+            setup = shaped or cue or near
+            if setup and not shaped and host is None and span.lower() in subject_low and \
+                    not SETUP_CUE.search(text):
+                setup = False  # the chip the patch is about, named in its title
+            out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
+                                   line.depth, text.strip()[:500],
+                                   "setup" if setup else "subject"))
     return out
+
+
+def _cue_near(doc: Document, i: int) -> bool:
+    """Does the line, or a line of its paragraph just above it, say it describes a setup?"""
+    for j in range(i, max(-1, i - 4), -1):
+        text = doc.text(j)
+        if j < i and not text.strip():
+            return False
+        if SETUP_CUE.search(text) and not NOT_SETUP.search(text):
+            return True
+    return False
+
+
+def _dedupe(rows: list[HardwareRow]) -> list[HardwareRow]:
+    """One row per fact, host and quoting: the first line it was named on, and how often
+    (a debug log naming ``i40e`` on every line is one fact); setup wins over subject."""
+    first: dict[tuple[Any, ...], HardwareRow] = {}
+    counts: dict[tuple[Any, ...], int] = {}
+    setup: set[tuple[Any, ...]] = set()
+    for r in rows:
+        key = (r.kind, (r.value or r.text).lower(), r.host, r.quoted)
+        first.setdefault(key, r)
+        counts[key] = counts.get(key, 0) + 1
+        if r.role == "setup":
+            setup.add(key)
+    return [HardwareRow(r.host, r.kind, r.text, r.value, r.line_no, r.quoted, r.quote_depth,
+                        r.line, "setup" if k in setup else "subject", counts[k])
+            for k, r in first.items()]

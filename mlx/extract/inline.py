@@ -75,7 +75,9 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           # lspci -vv capabilities, iw's station and scan dumps: settings
                           r"\b(?:LnkCap|LnkCtl|DevCap|DevCtl|L1SubCap|L1SubCtl|LTR|ASPM|"
                           r"T_PwrOn|PortTPowerOnTime|PortCommonModeRestoreTime|snoop)|"
-                          r"\b[rt]x bitrate\b|\bMCS\b|\bshort GI\b|\bago\b")
+                          r"\b[rt]x bitrate\b|\bMCS\b|\bshort GI\b|\bago\b|"
+                          # lsusb -t, a USB port's speed
+                          r"\bBus \d{2,3}\b|\bDriver=|\bPort \d{1,3}: Dev")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
 CODE = re.compile(r"^[ \t+]*(?:/\*|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
@@ -95,12 +97,16 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
-                            r"network|available|capable|max|limit|lanes?)s?\b")
+                            r"network|available|capable|max|limit|lanes?|radio|band|channel|"
+                            r"chain)s?\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
                              r"\bnegotiated|\bbaud|\bsync(?:ed)? at|\bmax(?:imum)?|\bup to|"
-                             r"\b\d{1,2}[ \t]?x|\bport(?:s)?)[ \t]*[:@~]?[ \t]*~?$")
+                             r"\b\d{1,2}[ \t]?x|\bport(?:s)?|\bfull|\bnominal)"
+                             r"[ \t]*[:@~]?[ \t]*~?$")
+# "1/(84*8)*40*10^9 =": arithmetic in front of a value makes it computed, not measured
+COMPUTED = re.compile(r"[\d)][ \t]*[*/^][ \t]*[\d(]")
 # a time that is a setting or a duration, not a latency: "timeout: 10 ms", "took: 3 s"
 NOT_A_TIME = re.compile(r"(?i)timeout|interval|delay|sleep|period|duration|\btime\b|elapsed|"
                         r"took|wait|budget|deadline|boot|probe|poll|usecs?\b")
@@ -116,8 +122,9 @@ LATENCY_UNITS = {"us", "ms", "ns", "µs", "μs", "usec", "usecs", "msec", "msecs
 CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs\.?)[ \t]")
 # "Before: ", "  - net-next (baseline):   ", "with patch = ": the words a value is given for
 # "net-next: (baseline)   ~ 85Gbps": a note may follow the colon
-LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/()'#-]{0,60}?)[ \t]*[:=][ \t]*"
-                          r"(\([^)]{0,30}\))?[ \t]*(?:~|≈|about |around )?[ \t]*$")
+# "Fastpath (with flowtable, this patchset): ~25 Gbit/s": a parenthesis may hold commas
+LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/'#-]{0,60}?(?:[ \t]?\([^)]{0,60}\))?)"
+                          r"[ \t]*[:=][ \t]*(\([^)]{0,30}\))?[ \t]*(?:~|≈|about |around )?[ \t]*$")
 # "UDP TX    612 -> 655 Mbps": the words a line starts with name its row
 ROW_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w .+/-]{0,40}?)[ \t]*$")
 # a line starting like this starts a new item: no soft wrap joins it to the line above
@@ -240,9 +247,12 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     # a latency word in the sentence so far (it may have wrapped onto the lines above)
     latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None
-    if unit in LATENCY_UNITS and text[max(0, start - 2):start].strip()[-1:] in ("=", "<", ">") \
-            and not latency_said:
-        return False  # "T_PwrOn=10us", "L1 <64us": a setting or a bound, not a latency
+    before = text[max(0, start - 2):start].strip()[-1:]
+    if before in ("<", ">") or (before == "=" and COMPUTED.search(text, max(0, start - 40),
+                                                                   start)):
+        return False  # "(>100ms)" a bound; "1/(84*8)*40*10^9 = 59,523,810 pps" arithmetic
+    if unit in LATENCY_UNITS and before == "=" and not latency_said:
+        return False  # "T_PwrOn=10us": a setting, not a latency
     if unit in LATENCY_UNITS and not latency_said:
         # "10 ms timeout" is a setting; "idle link: 0.210 ms" a labelled measurement
         label = _label_before(p, start)

@@ -143,7 +143,7 @@ def may_hold_results(body: str) -> bool:
     return ("pps" in body or "tps" in body) and BODY_RATE.search(body) is not None
 
 
-def extract_results(body: str | None) -> list[ResultRow]:
+def extract_results(body: str | None, subject: str | None = None) -> list[ResultRow]:
     """Every measured value of one body, with its labels, condition and command."""
     if not body:
         return []

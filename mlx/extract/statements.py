@@ -28,7 +28,7 @@ BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad
               "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
-SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)")
+SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b")
 # "a big performance improvement" (tried only where such a noun stands)
 ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
                        r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
@@ -145,14 +145,16 @@ def nlp() -> Any:
         ])
         # "2x faster", "3 times better"
         matcher.add("times_effect", [
-            [{"TEXT": {"REGEX": r"^\d{1,3}(?:\.\d{1,2})?x$"}}, effect],
+            [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
             [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
         ])
         # "provides an improvement in performance", "the performance drop is significant"
         perf = {"LOWER": {"REGEX": PERF_NOUN.pattern.replace("(?i)", "")}}
         effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ement|ements)|regress(?:ed|ion|"
                                           r"ions)|degrad(?:es|ed|ation)|boost(?:s|ed)?|"
-                                          r"speed-?ups?|faster|slower|slowed|hurts?|impact)$"}}
+                                          r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
+                                          r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
+                                          r"increas(?:es|ed|e|ing))$"}}
         matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
                                     [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
         # "a big performance improvement", "significant regression"
@@ -167,11 +169,13 @@ def nlp() -> Any:
     return _NLP
 
 
+NEGATORS = {"without", "no", "not", "never", "nor", "any"}
 # "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
 PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
-RANGE = re.compile(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*(?:-|–|~|to)[ \t]*"
-                   r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+# ("from 69.4% to 73.7%" is a change of the numbers, no range)
+RANGE = re.compile(r"(?<!from )(?<!from ~)([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*"
+                   r"(?:-|–|~|to)[ \t]*(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 
 
 def _percent(text: str) -> float | None:
@@ -182,9 +186,9 @@ def _percent(text: str) -> float | None:
     m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
     if m:
         return float(m.group(1))
-    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b", text)
-    if m:
-        return (float(m.group(1)) - 1) * 100
+    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    if m:  # "2x faster", "3 times", "a x2 boost"
+        return (float(m.group(1) or m.group(2)) - 1) * 100
     return None
 
 
@@ -192,7 +196,8 @@ def _percent(text: str) -> float | None:
 HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
                    r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
-                   r"maybe|perhaps|guess|suspect\w*|if)\b")
+                   r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
+                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*)\b")
 # "speed-up" names no performance by itself ("to enable her speed-up.your payment")
 SPEEDUP = re.compile(r"(?i)speed-?ups?")
 # a trailer states no effect of the change: "Fixes: fdb8e12cc2cc ("... regression")"
@@ -276,9 +281,16 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
             if stated(" ".join(texts))]
 
 
-def extract_statements(body: str | None) -> list[Statement]:
+# a pull request or a summary of other patches states no effect of its own
+PULL = re.compile(r"(?i)\[(?:GIT )?PULL\b|\bpull request\b|^(?:re: )?(?:\[[^]]*\] )*[\w-]+ "
+                  r"(?:updates|fixes) for\b")
+
+
+def extract_statements(body: str | None, subject: str | None = None) -> list[Statement]:
     if not body:
         return []
+    if subject and PULL.search(subject):
+        return _robot_rows(body) if "%change" in body else []
     out = _robot_rows(body) if "%change" in body else []
     cut = body.find("\ndiff --git ")
     head = body if cut < 0 else body[:cut]
@@ -302,6 +314,8 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
         if NO_EFFECT.search(sent.text):
             continue
         span = doc[start:end].text
+        if any(t.lower_ in NEGATORS for t in doc[max(sent.start, start - 3):start]):
+            continue  # "without negative impact on throughput": an effect denied
         pct = _percent(span) if SIZE.search(span) else None
         if pct is not None:
             for r in RANGE.finditer(sent.text):  # "5% to 2500%": one effect, its middle

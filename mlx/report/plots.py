@@ -95,7 +95,9 @@ def claims_over_time(claims: pd.DataFrame) -> Any:
 
 
 def hardware_mix(hardware: pd.DataFrame, top: int = 12) -> Any:
-    """The most often named CPUs and NICs."""
+    """The CPUs and NICs most often named as a test setup."""
+    if "role" in hardware.columns:
+        hardware = hardware[hardware.role.fillna("setup") == "setup"]
     fig = _figure(9, 5)
     axes = fig.subplots(1, 2)
     for ax, kind in zip(axes, ("cpu", "nic"), strict=True):
