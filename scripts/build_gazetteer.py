@@ -1,6 +1,6 @@
 """Build mlx/extract/data/nics.tsv: NIC and wifi model names from the PCI and USB ID databases.
 
-    python scripts/build_gazetteer.py [--pci /usr/share/misc/pci.ids] [--usb /usr/share/misc/usb.ids]
+    python scripts/build_gazetteer.py [--pci PATH] [--usb PATH]   (default /usr/share/misc/)
 
 Debian's ``pci.ids`` and ``usb.ids`` packages install the databases
 (https://pci-ids.ucw.cz, https://www.linux-usb.org/usb-ids.html; pci.ids is
@@ -43,13 +43,19 @@ NOT_MODEL = re.compile(r"(?i)^(?:\d+(?:\.\d+)?(?:g|m|k)?(?:b|bit|bps|be|bit/s|hz
                        r"qsfp\d*\w*|sfp\d*\w*|osfp\w*|cfp\d*|\d+gb?|\d+mb)$")
 
 
+# words with a digit that name no chip: protocols, hashes, encodings, CPU flags, arches
+NOT_A_CHIP = re.compile(r"(?i)^(?:ipv\d|crc\d+|sha\d+|md5|utf\d+|x86\w*|i[3-6]86|amd64|arm64|"
+                        r"l[2-4]\w?|vf\d*|pf\d*|wifi\d\w?|cx\d{1,2}|usb\d\w*|gen\d\w*|"
+                        r"rev\d\w*|\d{3,4}[km]?b?ps|\d+base\w*|[a-z]\d)$")
+
+
 def tokens(name: str) -> list[str]:
     """The model tokens of one device name."""
     out = []
     for raw in TOKEN.findall(name.replace("/", " ")):
         tok = raw.strip("-")
-        if len(tok) < 3 or NOT_MODEL.match(tok) or not re.search(r"[A-Za-z]", tok) \
-                and len(tok) < 5:
+        if len(tok) < 4 or NOT_MODEL.match(tok) or NOT_A_CHIP.match(tok) or \
+                not re.search(r"[A-Za-z]", tok) and len(tok) < 5:
             continue
         out.append(tok.lower())
         if "-" in tok and not tok.lower().startswith(("connectx", "bcm")):

@@ -91,6 +91,9 @@ def _join_wraps(split: list[tuple[int, str]]) -> list[tuple[int, str]]:
             out[i], out[i + 1] = (depth, f"{text.rstrip()}  {word}"), (depth, "")
         elif LONE_UNIT.match(nxt) and ENDS_WITH_NUMBER.search(text):
             out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
+        elif text.endswith(" ") and "controller:" in text and word and nxt[:1] not in (" ", "\t"):
+            # "06:00.0 Ethernet controller: Realtek Semiconductor Co., Ltd. " wrapped
+            out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
     return out
 
 

@@ -43,12 +43,13 @@ SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is 
                "lspci", "lscpu", "Mbits/sec", "Gbits/sec", "bps", "pps", "10^6bits",
                "Trans/s", "Tested-on", "running on", "my box", "my machine", "kernel", "Kernel")
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
-SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing)?\b[^.]{0,30}\b(?:on|with|using)\b|\bsetup\b|"
-                       r"\btest ?bed\b|\bdut\b|\bon (?:my|our|an?|the|two|both|this)\b|"
-                       r"\b(?:machine|box|host|server|client|router|laptop|board|platform|"
-                       r"system|hardware|target)s?\b|\brunning\b|\bi (?:have|use|used|ran|run|"
-                       r"tested|see|saw|get|got)\b|\bmy\b|\bwe (?:use|used|ran|run|tested)\b|"
-                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro)\s*:")
+SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
+                       r"\b(?:on|using|with) (?:my|our|two|both)\b|\brunning (?:on|a|an|the)\b|"
+                       r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
+                       r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
+                       r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
+                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
+                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|\bboot(?:ed|s|ing)?\b")
 # a measured value on a line: a setup named near it is what it ran on
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/s|[KMGT]bps|[KMGT]?b/s|[kKmMG]pps|"
                       r"trans/s|10\^6bits)|\b(?:sender|receiver)\b|TEST from")
@@ -67,13 +68,18 @@ LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
 KERNEL = re.compile(r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|"
                     r"mainline)\b[^\n]{0,25}?\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)"
-                    r"(?![\w.])|\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|"
+                    r"(?![\w.])|\b(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}"
+                    r"(?:\.\d{1,3})?\+?)(?![\w.])|\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|"
                     r"azure|aws|MANJARO|rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)"
                     r"\.\w+|[2-7]\.\d{1,2}\.\d{1,3}-tegra)\b")
 # "x86_64", "aarch64": a machine's architecture, not a path component
-ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w-])")
-# "8 cores", "72C/144T", "8 CPUs", "16 threads"
-THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b")
+# ("arm64: dts: ..." is a patch title's prefix)
+ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w:-])")
+# "72C/144T", "8 cores, HT disabled", "8 CPUs": the size of a machine (with a word that
+# says so: "on 2 cores the old scheme gets ..." is a run's configuration)
+THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b"
+                     r"(?=[^.]{0,40}\b(?:HT|SMT|hyper-?thread\w*|socket|NUMA|node)\b)|"
+                     r"(?<=with )(\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b")
 # a model-number word: the candidates looked up in the NIC gazetteer
 WORD_EDGE = str.maketrans({c: " " for c in "()[]{},;:\"'<>"})
 MAX_LINE = 400
@@ -178,16 +184,17 @@ def _shaped(text: str) -> list[Fact]:
 def _by_shape(text: str) -> list[Fact]:
     """Facts a regex reads on any line: links, kernels, architectures, core counts."""
     out: list[Fact] = []
-    for m in LINK_WORDS.finditer(text):
+    for m in LINK_WORDS.finditer(text):  # "USB 3.0" only where it is the setup's link
         span = m.group(1) or m.group(2)
         out.append(("link", span, _value("link", span) if m.group(1) else span, None, False))
     for m in KERNEL.finditer(text):
-        span = m.group(1) or m.group(2)
+        span = m.group(1) or m.group(2) or m.group(3)
         out.append(("kernel", span, span, None, False))
     for m in ARCH.finditer(text):
         out.append(("arch", m.group(1), m.group(1), None, False))
     for m in THREADS.finditer(text):
-        out.append(("threads", m.group(1), m.group(1), None, False))
+        span = m.group(1) or m.group(2)
+        out.append(("threads", span, span, None, False))
     return out
 
 
@@ -225,9 +232,29 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(doc.text(i)) + _by_shape(doc.text(i))
                   if f[1].lower() not in spans]
+        facts = _without_nic_speeds(facts, doc.text(i))
         if facts:
             found[i] = facts
     return _dedupe(_rows(found, doc, subject))
+
+
+# "40G X710", "Broadcom BCM957508 200G", "2x100G ConnectX-6": a speed that names a card
+NIC_SPEED = re.compile(r"(?i)\b(?:\d+x)?\d{1,3}G(?:bE)?\b")
+
+
+def _without_nic_speeds(facts: list[Fact], text: str) -> list[Fact]:
+    """A link speed written in a NIC's name is that NIC's, not the setup's link."""
+    nics = [f[1] for f in facts if f[0] == "nic"]
+    if not nics:
+        return facts
+    out = []
+    for f in facts:
+        if f[0] == "link" and any(re.search(re.escape(f[1]) + r"[ \t]+" + re.escape(n), text) or
+                                  re.search(re.escape(n) + r"[ \t]+" + re.escape(f[1]), text)
+                                  for n in nics):
+            continue
+        out.append(f)
+    return out
 
 
 def _near_host_line(doc: Document, i: int, found: dict[int, list[Fact]]) -> bool:

@@ -27,7 +27,9 @@ STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", 
           "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
           r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-"]
 # (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
-STRONG_LOWER = ("mlx", "ixgbe", "i40e")
+STRONG_LOWER = ("mlx", "ixgbe", "i40e", "veth", "MLX", "dwmac", "DWMAC", "stmmac", "ethqos",
+                "gbeth", "KSZ", "ath1", "iwl", "qca", "IPQ", "ar71xx", "ath79", "ramips", "i.MX",
+                "imx", "Xeon", "RTL8", "AQC")
 # A neighbour of such a line is read when it holds one of these (kernel, memory, link).
 WEAK_WORDS = ("ernel", "emory", "RAM", "-rc", "MB", "GB", "MiB", "GiB", "G ", "G,", "MHz",
               "Linux", "igc", "igb", "virtio", "NIC", "SoC", "GbE", "Gb", "DDR")
@@ -86,6 +88,7 @@ INTEL_MODEL = (r"^(?:Gold|Silver|Platinum|Bronze|Max|Ultra|[EWD]-?\d{4}\w{0,4}|E
                r"i[3579]-\d{4,5}\w{0,3}|[NJ]\d{4}\w?|v\d|\d{4}[A-Z]{0,2}|[A-Z]\d{4}[A-Z]{0,2}|"
                r"[3579])$")
 NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-DA\d)?|XXV710|"
+             r"BCM9?57\d{3}\w{0,3}|(?i:mlx[45]\w{0,5})|(?i:dwmac\w{0,12})|"
              r"X5[2-5]0(?:-\w{1,6})?|8259\d[A-Z]{0,2}|8257\d[A-Z]{0,2}|E810(?:-[A-Z]{1,4})?|E82\d|"
              r"BCM57\d{3}[A-Z]?|BCM5720|ConnectX-?[3-8](?:-?(?:Lx|Dx|Ex|lx|dx|ex|VPI))?|"
              r"CX-?[4-8](?:Lx|Dx|lx|dx)?|mlx[45]_(?:core|en)|ixgbe|ixgbevf|igc|igb|i40e|iavf|"
@@ -97,9 +100,11 @@ NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-D
              r"DP83\d{3}\w{0,3}|AR803\d|YT85\d\d\w{0,2}|LAN87\d\d\w{0,2}|"
              r"RTL81\d\d\w{0,3}|RTL8125\w{0,2}|RTL815\d\w{0,2}|AQC1\d\d\w{0,2})$")
 WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|3\d|63)[A-Z]?|"
+              r"(?i:ath1[012]k(?:-ct)?|iwl\d{4}\w{0,3}|qca9\d\dx|qca\d{4}\w{0,3})|"
               r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
               r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k|ath1[012]k)$")
 SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
+             r"IPQ\d{2,4}\w{0,3}|(?i:i\.?mx\d\w{0,6})|ar71xx|ath79|ramips|VRX?\d{2,3}|"
              r"BCM2(?:711|712|837|835|836)|MT762[0-8]A?|MT798[168]A?|IPQ\d{4}|QCA95[0-9]{2}|"
              r"RK3\d{3}|A3720|Armada-?\d{3,4})$")
 OS_NAME = (r"^(?:RHEL|Ubuntu|Debian|Fedora|OpenWrt|CentOS|Rocky|AlmaLinux|SLES|openSUSE|Alpine|"
@@ -113,7 +118,7 @@ SHAPES = {
     "intel_model": INTEL_MODEL,
     "ghz": r"^\d{1,2}(?:\.\d{1,2})?GHz$",
     "amd_family": (r"^(?:EPYC|Ryzen|Opteron|Athlon|Threadripper|Phenom|GX-\w{3,8}|G-\w{3,6}|"
-                   r"Embedded)$"),
+                   r"Embedded|FX(?:\(tm\))?-\d{4}\w?)$"),
     "amd_model": (r"^(?:\d{1,2}|[A-Z]?\d{3,5}[A-Z0-9]{0,3}|PRO|SOC|Processor|\d{1,3}-Core|"
                   r"V\d{4}\w?)$"),
     "soc": SOC_MODEL,
@@ -180,6 +185,18 @@ def _patterns() -> list[dict[str, Any]]:
         ("cpu", [_s("intel"), _s("intel_family"), {"LOWER": "cpu"}, _s("intel_model", op="{1,3}"),
                  {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]),
         ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
+        # "Xeon 1225 V6", "a Xeon E5-2690 box": the family without the vendor
+        ("cpu", [{"TEXT": {"REGEX": r"^Xeon(?:\(R\))?$"}}, _s("intel_model", op="{1,3}")]),
+        # "ASRock QC5000-ITX/PH", "Supermicro SYS-1028R-TDW", "Dell R740": maker and model
+        ("board", [{"LOWER": {"IN": ["asrock", "gigabyte", "msi", "supermicro", "dell", "hpe",
+                                     "lenovo", "tp-link", "netgear", "linksys", "asus", "zyxel",
+                                     "mikrotik", "ubiquiti", "xiaomi", "gl.inet", "avm",
+                                     "fritz!box"]}},
+                   {"TEXT": {"REGEX": r"^(?=[\w./-]*\d)[A-Za-z0-9][\w./+-]{1,30}$"}},
+                   {"TEXT": {"REGEX": r"^(?:v\d{1,2}|[A-Z]\d{0,3}|Pro|Plus)$"}, "OP": "?"}]),
+        # "RZ/V2N EVK", "i.MX8MP EVK", "Orin Nano devkit": an evaluation kit
+        ("board", [{"TEXT": {"REGEX": r"^(?=[\w/.-]*\d)[A-Za-z][\w/.+-]{1,20}$"}, "OP": "{1,2}"},
+                   {"LOWER": {"IN": ["evk", "devkit", "dev-kit", "smarc"]}}]),
         ("cpu", [_s("soc")]),
         ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},
                  {"LOWER": "max", "OP": "?"}]),
