@@ -49,10 +49,22 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
                        r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
-                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|\bboot(?:ed|s|ing)?\b")
+                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b")
 # a measured value on a line: a setup named near it is what it ran on
-MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/s|[KMGT]bps|[KMGT]?b/s|[kKmMG]pps|"
-                      r"trans/s|10\^6bits)|\b(?:sender|receiver)\b|TEST from")
+# (a port's speed in a spec sheet, "5x 10/100 Mbps Ethernet", is no measurement)
+MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
+                      r"\b(?:sender|receiver)[ \t]*$|TEST from|"
+                      r"\d[ \t]?[KMG](?:bps|bit/s|b/s)\b(?![ \t]*(?:ethernet|link|port|nic|switch|"
+                      r"wan|lan|phy|full|half|/))")
+# a patch's title in a cover letter or a pull request names what the patch is about
+# ("ramips: remove wan_mac setup ...": a lowercase subsystem, then a lowercase verb)
+TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?[a-z0-9][\w./-]{1,30}: "
+                        r"(?:[\w./-]{2,30}: )*[a-z]{2,}\b")
+# "Specifications:": the lines under it describe a device a patch supports
+SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|features)"
+                       r"[ \t]*:?[ \t]*$")
+# "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
+DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
 NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
@@ -83,6 +95,7 @@ THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|v
 # a model-number word: the candidates looked up in the NIC gazetteer
 WORD_EDGE = str.maketrans({c: " " for c in "()[]{},;:\"'<>"})
 MAX_LINE = 400
+NEAR_LINES = 8  # hardware this close to a measured value is what it was measured on
 
 
 @dataclass(frozen=True)
@@ -293,14 +306,17 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
     out: list[HardwareRow] = []
     measured = [i for i, line in enumerate(doc.lines) if MEASURED.search(line.text)]
     subject_low = (subject or "").lower()
+    patch = "patch" in subject_low and not subject_low.startswith(("re:", "aw:", "sv:"))
     for i in sorted(found):
         line: Line = doc.lines[i]
         text = line.text
         host = _line_host(i, doc, found)
         facts = found[i]
         host_line = host is not None and ("," in text or len(facts) > 1)
-        cue = host is not None or _cue_near(doc, i)
-        near = any(abs(j - i) <= 15 and doc.depth(j) == line.depth for j in measured)
+        spec = TITLE_LINE.match(text) is not None or _under_spec(doc, i)
+        cue = host is not None or DMESG.match(text) is not None or (not spec and _cue_near(doc, i))
+        near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
+                                for j in measured)
         for kind, span, value, own_host, shaped in facts:
             if kind == "size":
                 if not host_line:
@@ -308,12 +324,29 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 kind = "memory"
             setup = shaped or cue or near
             if setup and not shaped and host is None and span.lower() in subject_low and \
-                    not SETUP_CUE.search(text):
+                    (patch or not SETUP_CUE.search(text)):
                 setup = False  # the chip the patch is about, named in its title
             out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
     return out
+
+
+def _under_spec(doc: Document, i: int) -> bool:
+    """Is the line in the paragraph under a "Specifications:" heading?"""
+    blank = False
+    for j in range(i - 1, max(-1, i - 30), -1):
+        text = doc.text(j)
+        if not text.strip():
+            if blank:
+                return False
+            blank = True  # "Specifications:", a blank line, then the list
+            continue
+        if SPEC_HEAD.match(text):
+            return True
+        if blank:
+            return False
+    return False
 
 
 def _cue_near(doc: Document, i: int) -> bool:
