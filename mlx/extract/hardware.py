@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from mlx.extract.document import Document, Line
@@ -40,8 +41,10 @@ from mlx.extract.hwvocab import (
 # what makes a message worth reading for its setup besides a strong word: measured
 # values, or a line that says what something ran on (plain substrings: C speed)
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
-               "lspci", "lscpu", "Mbits/sec", "Gbits/sec", "bps", "pps", "10^6bits",
-               "Trans/s", "Tested-on", "running on", "my box", "my machine", "kernel", "Kernel")
+               "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
+               "my machine")
+# "3.5 Mpps", "940 Mbps": a rate written by hand (tested only where "ps" stands at all)
+RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
 SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
                        r"\b(?:on|using|with) (?:my|our|two|both)\b|\brunning (?:on|a|an|the)\b|"
@@ -149,9 +152,40 @@ def _head(body: str) -> str:
     return body if cut < 0 else body[:cut]
 
 
-def _may_name_hardware(head: str) -> bool:
-    return BODY_HW.search(head) is not None or any(w in head for w in STRONG_LOWER) or \
-        any(w in head for w in SETUP_WORDS)
+def _reading(head: str) -> str | None:
+    """How much of a body to read: "deep" (every own line: a setup is described or values
+    measured), "strong" (only lines naming hardware by a strong word), or None."""
+    if any(w in head for w in SETUP_WORDS) or (("pps" in head or "bps" in head) and
+                                                RATE.search(head) is not None):
+        return "deep"
+    if BODY_HW.search(head) is not None or any(w in head for w in STRONG_LOWER):
+        return "strong"
+    return None
+
+
+def _own_text(head: str) -> str:
+    """The lines not quoted with ">": what the prefilter reads (a quoted setup is the
+    quoted author's, found in their own message)."""
+    if "\n>" not in head and not head.startswith(">"):
+        return head
+    return "\n".join(line for line in head.split("\n") if not line.startswith(">"))
+
+
+def _strong_lines(head: str) -> set[int]:
+    """Indexes of the lines a strong word stands on (the regex runs once, at C speed)."""
+    hits = [m.start() for m in BODY_HW.finditer(head)]
+    for word in STRONG_LOWER:
+        pos = head.find(word)
+        while pos >= 0:
+            hits.append(pos)
+            pos = head.find(word, pos + 1)
+    lines: set[int] = set()
+    line, prev = 0, 0
+    for pos in sorted(hits):
+        line += head.count("\n", prev, pos)
+        prev = pos
+        lines.add(line)
+    return lines
 
 
 def _bare_models(text: str) -> list[Fact]:
@@ -211,11 +245,17 @@ def _by_shape(text: str) -> list[Fact]:
     return out
 
 
-def _candidate(text: str) -> bool:
-    return BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER) or \
-        bool(_bare_models(text)) or PLATFORM.search(text) is not None or \
-        any(w in text for w in ("ink is", " link", "USB", "_64", "arch64", "arm64")) or \
-        KERNEL.search(text) is not None or THREADS.search(text) is not None
+def _candidate(text: str) -> str | None:
+    """How a line of a setup description may name hardware: "words" (spaCy reads it),
+    "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first."""
+    if BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER):
+        return "words"
+    words = set(text.lower().translate(WORD_EDGE).split())
+    if not words.isdisjoint(platform_words()):
+        return "words"
+    if any(c.isdigit() for c in text) and _bare_models(text):
+        return "words"
+    return "shape" if any(w in text for w in SHAPE_WORDS) else None
 
 
 def extract_hardware(body: str | None, subject: str | None = None) -> list[HardwareRow]:
@@ -223,20 +263,31 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     if not body:
         return []
     head = _head(body)
-    if not _may_name_hardware(head):
+    mode = _reading(head)
+    if mode is None:
         return []
     doc = Document(head)
+    strong = _strong_lines(head) if mode == "strong" else None
     found: dict[int, list[Fact]] = {}
     spacy_lines: list[int] = []
     for i, line in enumerate(doc.lines):
         text = line.text
-        if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
-                or NOT_SETUP.search(text) or text[:1] in ("+", "@"):
+        if strong is not None and i not in strong and not _near_host_line(doc, i, found):
             continue
-        shaped = _shaped(text)
-        if shaped:
+        if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
+                or text[:1] in ("+", "@"):
+            continue
+        how = "words" if strong is not None else _candidate(text)
+        if how is None and not _near_host_line(doc, i, found):
+            continue
+        if NOT_SETUP.search(text):
+            continue
+        if shaped := _shaped(text):
             found[i] = shaped
-        elif _candidate(text) or _near_host_line(doc, i, found):
+        elif how == "shape":
+            if by_shape := _by_shape(text):
+                found[i] = by_shape
+        else:
             spacy_lines.append(i)
     texts = [doc.text(i) for i in spacy_lines]
     for i, sdoc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
@@ -276,8 +327,15 @@ def _near_host_line(doc: Document, i: int, found: dict[int, list[Fact]]) -> bool
     return any(w in text for w in WEAK_WORDS) and any(j in found for j in range(i - 3, i))
 
 
-PLATFORM = re.compile(r"(?i)\b(?:" + "|".join(
-    re.escape(p).replace(r"\ ", r"[ \t]") for _, p in platform_phrases()) + r")\b")
+@cache
+def platform_words() -> frozenset[str]:
+    """The first word of every platform phrase, lowercase: a line holding none names none."""
+    return frozenset(p.lower().split()[0] for _, p in platform_phrases())
+
+
+# substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
+SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
+               " v5.", " v6.", " v4.", "cores", "CPUs", "threads", "C/")
 
 
 def _host_of(text: str) -> str | None:

@@ -25,11 +25,11 @@ STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", 
           "Broadcom", "Mellanox", "ConnectX", "Ethernet controller", "Network controller",
           "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
           "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
-          r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-"]
+          r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-", "MLX", "DWMAC",
+          "KSZ", "IPQ", "AQC"]
 # (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
-STRONG_LOWER = ("mlx", "ixgbe", "i40e", "veth", "MLX", "dwmac", "DWMAC", "stmmac", "ethqos",
-                "gbeth", "KSZ", "ath1", "iwl", "qca", "IPQ", "ar71xx", "ath79", "ramips", "i.MX",
-                "imx", "Xeon", "RTL8", "AQC")
+STRONG_LOWER = ("mlx", "ixgbe", "i40e", "veth", "dwmac", "stmmac", "ethqos", "gbeth", "ath1",
+                "iwl", "qca", "ar71xx", "ath79", "ramips", "imx")
 # A neighbour of such a line is read when it holds one of these (kernel, memory, link).
 WEAK_WORDS = ("ernel", "emory", "RAM", "-rc", "MB", "GB", "MiB", "GiB", "G ", "G,", "MHz",
               "Linux", "igc", "igb", "virtio", "NIC", "SoC", "GbE", "Gb", "DDR")
