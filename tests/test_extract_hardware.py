@@ -118,3 +118,77 @@ def test_precision(text: str) -> None:
 def test_quoted_rows_are_marked() -> None:
     (row,) = extract_hardware("> Client: Intel Xeon Silver 4216\n")
     assert (row.host, row.quoted, row.quote_depth) == ("Client", True, 1)
+
+
+def facts(text: str, subject: str | None = None) -> list[tuple]:
+    return [(r.kind, r.text, r.role) for r in extract_hardware(text, subject)]
+
+
+@pytest.mark.parametrize("line, expected", [
+    # NIC models written bare or lower-case, found in the PCI ID gazetteer
+    ("Tested on my box with an i211 and an i226-V, a x550-T2 and an E823.",
+     [("nic", "i211"), ("nic", "i226-V"), ("nic", "E823"), ("nic", "x550-T2")]),
+    ("Tested with 82599ES, BCM57508 and CX-7 cards.",
+     [("nic", "82599ES"), ("nic", "BCM57508"), ("nic", "CX-7")]),
+    # CPU code names and families
+    ("Tested on Sapphire Rapids and Ice Lake-SP, a RPL-P laptop and a Zen 4 desktop.",
+     [("cpu", "Sapphire Rapids"), ("cpu", "Ice Lake-SP"), ("cpu", "RPL-P"), ("cpu", "Zen 4")]),
+    ("Tested on a Skylake box and on Neoverse N1.", [("cpu", "Skylake"), ("cpu", "Neoverse N1")]),
+    # boards, dev kits, routers, phones and laptops; USB adapters by brand and model
+    ("I tested on a B650 AORUS ELITE, a Raspberry Pi 5 and an Orin Nano devkit.",
+     [("board", "B650 AORUS ELITE"), ("board", "Raspberry Pi 5"), ("board", "Orin Nano")]),
+    ("Tested on a TP-Link Archer AX23, a Pixel 7 and a ThinkPad T14.",
+     [("board", "Archer AX23"), ("board", "Pixel 7"), ("board", "ThinkPad T14")]),
+    ("Tested with a Netgear A8000 and an ALFA AWUS036AXML.",
+     [("wifi", "Netgear A8000"), ("wifi", "ALFA AWUS036AXML")]),
+    # wifi and SoC chips by vendor prefix
+    ("Tested on RTL8852BU, MT7996, QCN9274, WCN7850, AR9271 and an IPQ8074 board.",
+     [("wifi", "RTL8852BU"), ("wifi", "MT7996"), ("wifi", "QCN9274"), ("wifi", "WCN7850"),
+      ("wifi", "AR9271"), ("cpu", "IPQ8074")]),
+    # OSes with or without versions; vendor kernels
+    ("Tested on Ubuntu, Fedora 40, OpenWrt 23.05 and Debian bookworm.",
+     [("os", "Ubuntu"), ("os", "Fedora 40"), ("os", "OpenWrt 23.05"), ("os", "Debian bookworm")]),
+    ("Tested on kernels 5.15.0-105-generic and 4.9.253-tegra.",
+     [("kernel", "5.15.0-105-generic"), ("kernel", "4.9.253-tegra")]),
+])
+def test_setup_vocabulary(line: str, expected: list) -> None:
+    assert [(k, t) for k, t, _ in facts(line)] == expected
+    assert {role for _, _, role in facts(line)} == {"setup"}
+
+
+def test_roles() -> None:
+    text = """\
+This adds support for the Intel I226-V found on newer boards.
+
+Tested on my desk box: AMD Ryzen 9 7950X, Ubuntu 24.04, kernel 6.8.0-31-generic.
+iperf3 gives 2.35 Gbits/sec with the patch.
+"""
+    got = {(k, t): role for k, t, role in facts(text, "[PATCH net-next] igc: add I226-V ids")}
+    assert got[("nic", "Intel I226-V")] == "subject"  # the chip the patch is about
+    assert got[("cpu", "AMD Ryzen 9 7950X")] == "setup"
+    assert got[("kernel", "6.8.0-31-generic")] == "setup"
+
+
+def test_one_row_per_fact_and_message() -> None:
+    # a debug log naming the driver on every line is one fact, with a count
+    log = "".join(f"[ {i}.000001] i40e 0000:3b:00.0: tx hang on queue {i}\n" for i in range(50))
+    rows = [r for r in extract_hardware("Tested with my X710:\n" + log) if r.text == "i40e"]
+    assert len(rows) == 1 and rows[0].count == 50 and rows[0].role == "setup"
+
+
+@pytest.mark.parametrize("text", [
+    # headers quoted in the body, trailers and Fixes: lines are no setup
+    "Subject: [PATCH] i40e: fix a crash on X710\nFixes: 1234567890ab (\"ixgbe: add E610\")\n"
+    "Reported-by: Bob <bob@example.org> # i40e on Xeon\n",
+    # a build bot's branch names ("...next-queue.git 40GbE") and file paths
+    "tree:   https://git.kernel.org/pub/scm/linux/kernel/git/tnguy/next-queue.git 40GbE\n"
+    "head:   1234567890abcdef\nfile: drivers/net/ethernet/intel/i40e/i40e_main.c\n",
+])
+def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
+    assert extract_hardware(text) == []
+
+
+def test_spec_sheet_is_the_subject() -> None:
+    text = "Specifications:\n\n- MT7628NN @ 580 MHz\n- 64 MB RAM\n- 5x 10/100 Mbps Ethernet\n"
+    assert {role for _, _, role in facts(text, "[PATCH] ramips: add support for Foo R1")} \
+        == {"subject"}

@@ -235,7 +235,7 @@ def _by_shape(text: str) -> list[Fact]:
         span = m.group(1) or m.group(2)
         out.append(("link", span, _value("link", span) if m.group(1) else span, None, False))
     for m in KERNEL.finditer(text):
-        span = m.group(1) or m.group(2) or m.group(3)
+        span = (m.group(1) or m.group(2) or m.group(3)).rstrip(".")
         out.append(("kernel", span, span, None, False))
     for m in ARCH.finditer(text):
         out.append(("arch", m.group(1), m.group(1), None, False))
@@ -381,13 +381,21 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                     continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
                 kind = "memory"
             setup = shaped or cue or near
-            if setup and not shaped and host is None and span.lower() in subject_low and \
+            if setup and not shaped and host is None and _in_subject(span, subject_low) and \
                     (patch or not SETUP_CUE.search(text)):
                 setup = False  # the chip the patch is about, named in its title
             out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
     return out
+
+
+def _in_subject(span: str, subject_low: str) -> bool:
+    """Does the subject name this fact (its model number, or all of it)?"""
+    if not subject_low:
+        return False
+    models = [w for w in span.lower().split() if any(c.isdigit() for c in w) and len(w) > 2]
+    return any(m in subject_low for m in models) if models else span.lower() in subject_low
 
 
 def _under_spec(doc: Document, i: int) -> bool:

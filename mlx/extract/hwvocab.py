@@ -100,7 +100,8 @@ NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-D
              r"DP83\d{3}\w{0,3}|AR803\d|YT85\d\d\w{0,2}|LAN87\d\d\w{0,2}|"
              r"RTL81\d\d\w{0,3}|RTL8125\w{0,2}|RTL815\d\w{0,2}|AQC1\d\d\w{0,2})$")
 WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|3\d|63)[A-Z]?|"
-              r"(?i:ath1[012]k(?:-ct)?|iwl\d{4}\w{0,3}|qca9\d\dx|qca\d{4}\w{0,3})|"
+              r"(?i:ath1[012]k(?:-ct)?|iwl\d{4}\w{0,3}|qca9\d\dx|qca\d{4}\w{0,3})|MT79\d\d[A-Z]?|"
+              r"AWUS\d{3}\w{0,6}|"
               r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
               r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k|ath1[012]k)$")
 SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
@@ -189,11 +190,23 @@ def _patterns() -> list[dict[str, Any]]:
         ("cpu", [{"TEXT": {"REGEX": r"^Xeon(?:\(R\))?$"}}, _s("intel_model", op="{1,3}")]),
         # "ASRock QC5000-ITX/PH", "Supermicro SYS-1028R-TDW", "Dell R740": maker and model
         ("board", [{"LOWER": {"IN": ["asrock", "gigabyte", "msi", "supermicro", "dell", "hpe",
-                                     "lenovo", "tp-link", "netgear", "linksys", "asus", "zyxel",
+                                     "lenovo", "tp-link", "linksys", "asus", "zyxel",
                                      "mikrotik", "ubiquiti", "xiaomi", "gl.inet", "avm",
                                      "fritz!box"]}},
                    {"TEXT": {"REGEX": r"^(?=[\w./-]*\d)[A-Za-z0-9][\w./+-]{1,30}$"}},
                    {"TEXT": {"REGEX": r"^(?:v\d{1,2}|[A-Z]\d{0,3}|Pro|Plus)$"}, "OP": "?"}]),
+        # "B650 AORUS ELITE", "X670E TUF GAMING": a motherboard by chipset and line
+        ("board", [{"TEXT": {"REGEX": r"^[ABHXZ]\d{3}[A-Z]?$"}},
+                   {"LOWER": {"IN": ["aorus", "tuf", "rog", "prime", "steel", "tomahawk",
+                                     "gaming", "taichi", "phantom"]}},
+                   {"TEXT": {"REGEX": r"^[A-Z][A-Za-z0-9+-]{1,12}$"}, "OP": "{0,3}"}]),
+        # "Netgear A8000", "ALFA AWUS036AXML": USB wifi adapters
+        ("wifi", [{"LOWER": "netgear"}, {"TEXT": {"REGEX": r"^A\d{4}$"}}]),
+        ("wifi", [{"LOWER": "alfa"}, {"TEXT": {"REGEX": r"^AWUS\w{3,12}$"}}]),
+        # "Debian bookworm", "Ubuntu jammy": a distribution and its release
+        ("os", [{"LOWER": {"IN": ["debian", "ubuntu"]}},
+                {"LOWER": {"IN": ["bookworm", "bullseye", "buster", "trixie", "jammy", "focal",
+                                  "noble", "bionic", "sid"]}}]),
         # "RZ/V2N EVK", "i.MX8MP EVK", "Orin Nano devkit": an evaluation kit
         ("board", [{"TEXT": {"REGEX": r"^(?=[\w/.-]*\d)[A-Za-z][\w/.+-]{1,20}$"}, "OP": "{1,2}"},
                    {"LOWER": {"IN": ["evk", "devkit", "dev-kit", "smarc"]}}]),
