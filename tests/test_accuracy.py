@@ -9,7 +9,6 @@ import json
 import sys
 
 import pytest
-
 from conftest import CORPUS, DATA, ROOT
 
 FLOORS = {  # benchmarks/accuracy.py on the whole gold set (dev + test)

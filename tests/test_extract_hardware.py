@@ -166,7 +166,7 @@ iperf3 gives 2.35 Gbits/sec with the patch.
     got = {(k, t): role for k, t, role in facts(text, "[PATCH net-next] igc: add I226-V ids")}
     assert got[("nic", "Intel I226-V")] == "subject"  # the chip the patch is about
     assert got[("cpu", "AMD Ryzen 9 7950X")] == "setup"
-    assert got[("kernel", "6.8.0-31-generic")] == "setup"
+    assert got[("kernel", "kernel 6.8.0-31-generic")] == "setup"
 
 
 def test_one_row_per_fact_and_message() -> None:
