@@ -231,7 +231,9 @@ def _shaped(text: str) -> list[Fact]:
 def _by_shape(text: str) -> list[Fact]:
     """Facts a regex reads on any line: links, kernels, architectures, core counts."""
     out: list[Fact] = []
-    for m in LINK_WORDS.finditer(text):  # "USB 3.0" only where it is the setup's link
+    for m in LINK_WORDS.finditer(text):
+        if m.group(2) and "controller" in text:
+            continue  # "USB controller: ... USB 3.0 xHCI": a controller, not the link
         span = m.group(1) or m.group(2)
         out.append(("link", span, _value("link", span) if m.group(1) else span, None, False))
     for m in KERNEL.finditer(text):
@@ -339,6 +341,8 @@ SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inu
 
 
 def _host_of(text: str) -> str | None:
+    if TITLE_LINE.match(text):
+        return None  # "ath10k: add tx ...": a patch title, its prefix no host
     m = HOST_PREFIX.match(text)
     if m and m.group(1).lower() not in FIELDS and not BODY_HW.match(m.group(1)):
         return m.group(1)
