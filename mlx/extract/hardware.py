@@ -99,6 +99,7 @@ THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|v
 WORD_EDGE = str.maketrans({c: " " for c in "()[]{},;:\"'<>"})
 MAX_LINE = 400
 NEAR_LINES = 8  # hardware this close to a measured value is what it was measured on
+WINDOW = 6  # lines around a strong word read for the rest of a setup block
 
 
 @dataclass(frozen=True)
@@ -270,16 +271,19 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         return []
     doc = Document(head)
     strong = _strong_lines(head) if mode == "strong" else None
+    # a strong word's paragraph is read too: a setup is described in a block of lines
+    window = None if strong is None else {j for i in strong for j in range(i - WINDOW,
+                                                                          i + WINDOW + 1)}
     found: dict[int, list[Fact]] = {}
     spacy_lines: list[int] = []
     for i, line in enumerate(doc.lines):
         text = line.text
-        if strong is not None and i not in strong and not _near_host_line(doc, i, found):
+        if window is not None and i not in window:
             continue
         if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
                 or text[:1] in ("+", "@"):
             continue
-        how = "words" if strong is not None else _candidate(text)
+        how = "words" if strong is not None and i in strong else _candidate(text)
         if how is None and not _near_host_line(doc, i, found):
             continue
         if NOT_SETUP.search(text):
