@@ -113,3 +113,23 @@ def test_omni_csv() -> None:
             "Throughput,Throughput Units\n9401.77,10^6bits/s\n")
     (row,) = extract_results(text)
     assert (row.test, row.value_norm, row.unit_norm) == ("TCP_STREAM", 9401.77, "Mbit/s")
+
+
+def test_repeated_runs_under_one_header() -> None:
+    """Three TCP_STREAM runs printed under one header are three values, and the sentence
+    ending in ":" above them labels them."""
+    from mlx.extract.results import extract_results
+    text = """\
+Starting with no svq and a
+baseline average of ~9009.96Mbps:
+Recv   Send    Send
+Socket Socket  Message  Elapsed
+Size   Size    Size     Time     Throughput
+bytes  bytes   bytes    secs.    10^6bits/sec
+131072  16384  16384    30.01    9061.03
+131072  16384  16384    30.01    8962.94
+131072  16384  16384    30.01    9005.92
+"""
+    rows = [r for r in extract_results(text) if r.tool == "netperf"]
+    assert [r.value for r in rows] == [9061.03, 8962.94, 9005.92]
+    assert {r.condition for r in rows} == {"baseline"}

@@ -49,3 +49,20 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
         ("netperf.time.elapsed_time", 2.31, 2.59, 12.0)]
     assert rows[0].base_commit == "a5b1a8c1e5ae7ddc"
     assert rows[0].head_commit == "8b27dae5a22b6d98bd1b7f9e2e6"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a further percent of the same sentence is an effect of its own
+    ("The change slowed down performance by about 8.1% with gre and 12.6% with vxlan.",
+     [(8.1, "regression"), (12.6, "regression")]),
+    # a factor in words
+    ("Dynack nearly provides double the bandwidth at closer range.", [(100.0, "improvement")]),
+    # no change stated
+    ("With and without the patch the results are identical within statistical errors.",
+     [(None, "no-change")]),
+    # a reduction of what is better lower is an improvement
+    ("AQL is able to reduce latency by an order of magnitude.", [(None, "improvement")]),
+])
+def test_more_statement_shapes(text: str, expected: list) -> None:
+    got = [(s.stated_pct, s.direction) for s in extract_statements(text)]
+    assert sorted(got, key=str) == sorted(expected, key=str)

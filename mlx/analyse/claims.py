@@ -175,7 +175,10 @@ def _label_sides(group: pd.DataFrame,
     for name, cond in zip(names, group.condition, strict=True):
         if name is not None and name not in [n for n, _ in labels]:
             labels.append((name, cond))
-    labels = effective_conditions(labels, title)
+    # labels whose runs stand on lines of their own may complement each other
+    lines = [set(group.line_no[names == n]) for n, _ in labels]
+    apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
+    labels = effective_conditions(labels, title, complement=apart)
     out = []
     for name, cond in labels:
         base = pick_baseline(name, labels) if cond == "patched" else None
@@ -256,6 +259,8 @@ def _direction(verdict_value: Any) -> str | None:
     return verdict_value if verdict_value in ("improvement", "regression") else None
 
 
+# "~7730.7mbps": a sentence that gives a measured value itself
+VALUE_WITH_UNIT = re.compile(r"\d[ \t]?(?:[KMGTkmg]?(?:bps|bits?/s)|[KMG]?B/s|[kKmMG]?pps)\b")
 # a patch that ends a loss: its motivation names the loss ("can lead to a performance drop")
 FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|don't|do not|"
                    r"stop|reduce)\b")
@@ -293,6 +298,10 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
             close = row.stated_pct is None or pd.isna(row.stated_pct) or \
                 abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
             agrees = bool(same and close)
+        if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(row.text) and any(
+                u == row.uid and any(0 <= (n or 0) - row.line_no <= 8 for n in lines)
+                for u, _, lines, _ in evidence):
+            continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
         if verdict_ == "regression" and pd.isna(row.stated_pct) and \
                 FIXES.search(titles.get(row.uid) or "") and not CAUSED.search(row.text):

@@ -70,13 +70,15 @@ def extends(label: str, base: str) -> bool:
         label[len(head):len(head) + 1] in (" ", "+", "-", "/", "_", ".") and label != base
 
 
-def effective_conditions(labels: list[tuple[str, str | None]],
-                         title: str | None = None) -> list[tuple[str, str | None]]:
+def effective_conditions(labels: list[tuple[str, str | None]], title: str | None = None,
+                         complement: bool = False) -> list[tuple[str, str | None]]:
     """Conditions of labels the text leaves open, from the other labels beside them.
 
     A label extending another ("A + B", "A w/ foo") is the patched one and ``A`` its
-    baseline; beside a baseline, a label naming a commit is the one under test; with no
-    condition at all, the one label sharing a word with the patch title is patched.
+    baseline; beside a baseline, a label naming a commit is the one under test (and, with
+    ``complement``, the one other label: runs in blocks of their own, not the "on TX" and
+    "on RX" of one line); with no condition at all, the one label sharing a word with the
+    patch title is patched.
     """
     conds = dict(labels)
     for name, cond in labels:
@@ -89,8 +91,10 @@ def effective_conditions(labels: list[tuple[str, str | None]],
         conds.update(_switched(labels, title))
     values = set(conds.values())
     if "baseline" in values and "patched" not in values:
-        for name, cond in labels:
-            if cond is None and SHA.search(name):
+        open_ = [name for name, cond in labels if conds[name] is None]
+        for name in open_:
+            # beside a baseline, the commit under test, or the one other run named
+            if SHA.search(name) or (complement and len(open_) == 1):
                 conds[name] = "patched"
     if values == {None} and title and len(labels) == 2:
         words = _words(title)

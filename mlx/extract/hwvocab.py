@@ -72,7 +72,7 @@ FIELDS = {"cpu", "cpus", "nic", "nics", "memory", "mem", "ram", "kernel", "os", 
           "reviewed-by", "acked-by", "machine", "test machine", "server side", "client side",
           "result", "results", "before", "after", "base", "baseline", "test", "tests", "config",
           "tested", "tested hw", "tested hardware", "tested on", "tested with", "tested-on",
-          "hw", "environment", "env", "testbed", "test setup", "target",
+          "environment", "env", "testbed", "test setup", "target",
           "cmdline", "command", "re", "ps", "p.s", "commit", "speed", "bandwidth",
           # device spec sheets (OpenWrt): "Flash: SPI-NOR 1 MiB, NAND 512 MiB" is no memory
           "flash", "nand", "nor", "emmc", "sd", "wifi", "wlan", "wireless", "switch", "usb",

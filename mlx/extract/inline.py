@@ -36,7 +36,7 @@ PING_LOSS = re.compile(r"\d{1,9} packets transmitted, \d{1,9} (?:packets )?recei
                        r"(?:\+\d{1,9} errors, )?(\d{1,3}(?:\.\d{1,4})?)% packet loss")
 
 NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,12}(?:\.\d{1,6})?)"
-UNIT = (r"([KMGT]i?[bB]its?/s(?:ec)?|[KMGT]?bps|[KMGT]i?b/s|[KMGT]i?B/s|"
+UNIT = (r"([KMGT]i?[bB]its?/s(?:ec)?|[KMGT]?bps|[kmg]bps|[KMGT]i?b/s|[KMGT]i?B/s|"
         r"[KMGT]i?Bytes/s(?:ec)?|[KMGT]Bps|[kKmMG]?pps|[kKM]?IOPS|trans/s|tps|req/s|"
         r"usecs?|us|µs|μs|msecs?|ms|nsecs?|ns)")
 GAP = r"[ \t]{0,2}"  # "939.34  kpps": aligned text puts two blanks before a unit
@@ -248,6 +248,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     # a latency word in the sentence so far (it may have wrapped onto the lines above)
     latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None
     before = text[max(0, start - 2):start].strip()[-1:]
+    if before in ("'", '"', "`"):
+        return False  # "treated as '100kbps'": a literal, a string in code
     if before in ("<", ">") or (before == "=" and COMPUTED.search(text, max(0, start - 40),
                                                                    start)):
         return False  # "(>100ms)" a bound; "1/(84*8)*40*10^9 = 59,523,810 pps" arithmetic

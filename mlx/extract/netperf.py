@@ -77,6 +77,7 @@ class TableReader:
         self.rows_seen = 0
         self.wait = 0  # lines since the units line
         self.last_len = 0  # tokens of the last data row
+        self.test_name = ""
         self.header: deque[str] = deque(maxlen=6)  # recent lines, for "Okay" (UDP) detection
 
     def feed(self, line: str, test: str | None) -> list[NetperfValue]:
@@ -103,10 +104,14 @@ class TableReader:
             return []
         if self.rows_seen and len(tokens) <= 2 and self.last_len > self.value_col:
             return []  # "0.846": the tail of the row above, wrapped
-        out = self._row(tokens, test)
+        if self.rows_seen and not self.udp:
+            # more rows under one header: repeated runs of a stream or RR test
+            out = self._row(tokens, test, first=True)
+        else:
+            out = self._row(tokens, test)
         self.rows_seen += 1
         self.last_len = len(tokens)
-        if self.rows_seen >= 2:
+        if self.rows_seen >= 2 and self.udp:
             self._reset()
         return out
 
@@ -114,17 +119,23 @@ class TableReader:
         self.columns = None
         self.header.clear()
 
-    def _row(self, tokens: list[str], test: str | None) -> list[NetperfValue]:
+    @property
+    def udp(self) -> bool:
+        """A UDP_STREAM table: two rows (sent, received) per run."""
+        return any("Okay" in h for h in self.header) or self.test_name.startswith("UDP_STREAM")
+
+    def _row(self, tokens: list[str], test: str | None, first: bool = False) -> list[NetperfValue]:
         assert self.columns is not None
         cols, idx = self.columns, self.value_col
         unit = cols[idx]
-        udp = any("Okay" in h for h in self.header) or (test or "").startswith("UDP_STREAM")
+        self.test_name = test or ""
+        udp = self.udp
         is_rate = unit.lower() in ("per_sec", "trans/s")
         if test is None:
             test = ("UDP_STREAM" if udp else "TCP_RR") if is_rate or udp else "TCP_STREAM"
             if udp and not is_rate:
                 test = "UDP_STREAM"
-        if self.rows_seen == 0:
+        if self.rows_seen == 0 or first:
             if len(tokens) <= idx:
                 return []
             shift, side = 0, ("send" if udp else None)

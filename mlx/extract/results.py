@@ -398,6 +398,15 @@ class _Context:
             self.labels.append(_Label(indent, text, condition_of(text)))
 
 
+def _prose_label(doc: Document, i: int) -> str:
+    """The label a sentence ending in ":" gives the runs below it: its own words, with the
+    line above it when the sentence started there."""
+    text = doc.text(i).strip().rstrip(":")
+    if i > 0 and doc.text(i - 1).strip() and not doc.text(i - 1).rstrip().endswith((".", ":")):
+        text = doc.text(i - 1).strip() + " " + text
+    return text[-120:]
+
+
 def _sentence(text: str) -> bool:
     """A line of prose: eight words or more, most of them no numbers."""
     words = text.split()
@@ -437,6 +446,9 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             if _sentence(line.text) and any(r.tool == "inline" for r in by_line[i]):
                 c.labels = []  # a value in a sentence: no label above it names its run
             out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
+            if line.text.rstrip().endswith(":") and doc.next_text(i) not in by_line:
+                # "a baseline average of ~9009.96Mbps:" over the runs it averages
+                c.push(outline_position(line.text)[0], _prose_label(doc, i))
             continue
         if line.in_diff:
             continue

@@ -18,17 +18,20 @@ from typing import Any
 
 from mlx.text import split_quote
 
-EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|speed-?up|better|worse|"
-                          r"degrad|boost|gain|drop|increase|decrease|reduc|overhead")
+EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
+                          r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
+                          r"reduc|overhead|doubl|twice|tripl")
 # the same, as substrings of the lowercased text (C speed, before the regex)
-EFFECT_STEMS = ("improv", "regress", "faster", "slower", "speed", "better", "worse", "degrad",
-                "boost", "gain", "drop", "increase", "decrease", "reduc", "overhead")
+EFFECT_STEMS = ("improv", "regress", "faster", "slow", "speed", "better", "worse", "degrad",
+                "boost", "gain", "drop", "increase", "decrease", "reduc", "overhead", "doubl",
+                "twice", "tripl")
 # a body is read only if it holds one of these (plain substring tests, C speed)
-BODY_WORDS = ("mprov", "egress", "faster", "slower", "peedup", "peed-up", "egrad", "boost",
-              "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead")
+BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad", "boost",
+              "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead", "doubl",
+              "twice", "identical", "difference")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
-SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b")
+SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)\b)")
 # "a big performance improvement" (tried only where such a noun stands)
 ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
                        r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
@@ -143,6 +146,10 @@ def nlp() -> Any:
             [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
              {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
         ])
+        # "double the bandwidth", "twice as fast", "triples the rate"
+        matcher.add("factor_effect", [
+            [{"LOWER": {"REGEX": r"^(?:doubl\w*|twice|tripl\w*)$"}}],
+        ])
         # "2x faster", "3 times better"
         matcher.add("times_effect", [
             [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
@@ -170,6 +177,24 @@ def nlp() -> Any:
 
 
 NEGATORS = {"without", "no", "not", "never", "nor", "any"}
+# "Re: [PATCH ...]", "AW:": a reply
+REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|fwd?)\s*(?:\[\d+\])?\s*:")
+# "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
+OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
+# "this change", "the series", "your patch", "with it", "after applying": the change named
+NAMES_CHANGE = re.compile(r"(?i)\b(?:this|the|that|these|your|his|her|my|our)\s+(?:\w+\s+)?"
+                          r"(?:patch\w*|changes?|commits?|series|fix(?:es)?|version|v\d+)\b|"
+                          r"\bwith (?:it|them)\b|\bafter applying\b|\bapplied\b")
+FACTOR = re.compile(r"(?i)\b(?:doubl\w*|twice|tripl\w*)\b")
+# "..., and 15.6% in the case of ...": a further percent the same sentence states
+MORE_PCT = re.compile(r"(?:,|\band\b|\bor\b)[ \t]+(?:by[ \t]+)?(?:about[ \t]+|~)?([-+]?\d{1,4}"
+                      r"(?:\.\d{1,3})?)[ \t]?%")
+# "identical within statistical errors", "no noticeable difference": no change stated
+NO_CHANGE = re.compile(r"(?i)\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
+                       r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
+                       r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
+                       r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
+                       r"change in performance|impact on performance)\b")
 # "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
 PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
@@ -189,6 +214,9 @@ def _percent(text: str) -> float | None:
     m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
     if m:  # "2x faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100
+    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b", text)
+    if m:  # "nearly providing double the bandwidth"
+        return 200.0 if m.group(1).lower().startswith("tripl") else 100.0
     return None
 
 
@@ -222,6 +250,9 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
         return "no-change"  # "-0.2%": inside the noise
     if ENDS_A_LOSS.search(sentence):
         return "improvement"
+    if FACTOR.search(span):  # "double the bandwidth", "twice the latency"
+        return "regression" if LATENCY.search(sentence) and not THROUGHPUT.search(sentence) \
+            else "improvement"
     if pct is not None and pct < 0 and not REDUCE.search(sentence):
         return "regression"
     for text in (span, sentence):  # the words of the effect's own phrase first
@@ -256,7 +287,9 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
         end = m.start() if m else len(head)
         para = head[pos:end]
         low = para.lower()
-        if any(w in low for w in EFFECT_STEMS) and stated(para) and EFFECT_WORDS.search(para):
+        if (any(w in low for w in EFFECT_STEMS) and stated(para) and EFFECT_WORDS.search(para)) \
+                or (("identical" in low or "difference" in low or "same" in low) and
+                    NO_CHANGE.search(para)):
             out += _runs(para, line)
         if m is None:
             break
@@ -278,7 +311,7 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
         else:
             runs.append((first_line + i, depth, [text]))
     return [(start, depth, " ".join(texts)) for start, depth, texts in runs
-            if stated(" ".join(texts))]
+            if stated(" ".join(texts)) or NO_CHANGE.search(" ".join(texts))]
 
 
 # a pull request or a summary of other patches states no effect of its own
@@ -295,17 +328,20 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     cut = body.find("\ndiff --git ")
     head = body if cut < 0 else body[:cut]
     if not any(w in head for w in BODY_WORDS) or not (
-            SIZE.search(head) or any(w in head for w in PERF_WORDS)):
+            SIZE.search(head) or any(w in head for w in PERF_WORDS) or NO_CHANGE.search(head)):
         return out
     paras = _paragraphs(head)[:200]
+    # a patch's own text speaks of the patch; a reply's sentence must name the change
+    posting = not REPLY.match(subject or "")
     pipe, matcher = nlp()
     for (line, depth, text), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras),
                                         strict=True):
-        out += _effects(doc, matcher, line, depth, text)
+        out += _effects(doc, matcher, line, depth, text, posting)
     return out
 
 
-def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[Statement]:
+def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
+             posting: bool = True) -> list[Statement]:
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""
     found: dict[tuple[int, float | None], Statement] = {}
@@ -336,6 +372,9 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
         if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(
                 SPEEDUP.sub(" ", sent.text))):
             continue  # "drop: 1234": a bare number is no size, nor a counter an effect
+        if pct is None and not NAMES_CHANGE.search(sent.text) and (
+                not posting or OTHER_VERSION.search(sent.text)):
+            continue  # "WG 0.0.20180708 w/NAPI actually slowed down ...": another version's
         if pct is None and any(k[0] == sent.start for k in found):
             continue  # the sentence already states this effect
         if pct is not None:
@@ -343,6 +382,19 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str) -> list[S
         found.setdefault((sent.start, pct), Statement(
             "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
             quoted=depth > 0, line_no=first))
+        # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
+        for m in MORE_PCT.finditer(sent.text, max(0, doc[end - 1].idx - sent.start_char)):
+            p = float(m.group(1))
+            found.setdefault((sent.start, p), Statement(
+                "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
+                quoted=depth > 0, line_no=first))
+    for sent in doc.sents:  # "Results are identical within statistical errors."
+        said = RUNTIME.search(sent.text) or "result" in sent.text
+        if NO_CHANGE.search(sent.text) and said and \
+                not any(k[0] == sent.start for k in found) and _asserted(sent.text):
+            found[(sent.start, None)] = Statement(
+                "prose", sent.text.strip()[:500], None, "no-change", quoted=depth > 0,
+                line_no=line + text.count("\n", 0, sent.start_char) + 1)
     return list(found.values())
 
 

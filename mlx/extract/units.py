@@ -14,6 +14,7 @@ import re
 BIT_PREFIX = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}
 BYTE_PREFIX_POW2 = {"": 1 / 2**20, "k": 1 / 2**10, "m": 1.0, "g": 2**10, "t": 2**20}
 # "Mbits/sec" "Gbit/s" "Mbps" "Gb/s" "bits/sec" "MBit/s" (a lowercase b: bits)
+# ("mbps" written lowercase means Mbit/s, not millibits)
 BITS = re.compile(r"^([kKmMgGtT]?)(?:[bB]its?/s(?:ec)?|bps|b/s)$")
 # "MBytes/sec" "MB/s" "KBytes/sec" "GB/s" "MiB/s" (a capital B: bytes)
 BYTES = re.compile(r"^([kKmMgGtT]?)(i?)(?:[bB]ytes?/s(?:ec)?|B/s|Bps)$")
