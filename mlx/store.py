@@ -26,16 +26,19 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fsspec
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mlx import schema
 from mlx.errors import StoreError
-from mlx.extract.patches import PatchFacts
-from mlx.ingest.parse import ErrorRecord, MessageRecord
+
+if TYPE_CHECKING:
+    from mlx.extract.patches import PatchFacts
+    from mlx.ingest.parse import ErrorRecord, MessageRecord
 
 MANIFEST = "mlx-store.json"
 LOCK = "ingest.lock"  # an ingest at work: {"host", "pid", "since"}
@@ -44,80 +47,9 @@ TABLES = ("messages", "errors", "results", "hardware", "statements")
 EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a message
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
 
-TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
-ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),
-                        ("size", pa.int64())])
-MESSAGES = pa.schema([
-    ("uid", pa.string()),
-    ("message_id", pa.string()),
-    ("date", pa.timestamp("us", tz="UTC")),
-    ("from_name", pa.string()),
-    ("from_addr", pa.string()),
-    ("to", pa.list_(pa.string())),
-    ("cc", pa.list_(pa.string())),
-    ("subject", pa.string()),
-    ("in_reply_to", pa.list_(pa.string())),
-    ("references", pa.list_(pa.string())),
-    # the ids threading follows, parent last (mlx.link.threads.thread_refs)
-    ("thread_refs", pa.list_(pa.string())),
-    ("list_id", pa.string()),
-    ("body", pa.string()),
-    ("source", pa.string()),
-    ("offset", pa.int64()),
-    ("length", pa.int64()),
-    ("commit", pa.string()),
-    ("defects", pa.list_(pa.string())),
-    ("attachments", pa.list_(ATTACHMENT)),
-    ("content_type", pa.string()),
-    ("raw_size", pa.int64()),
-    # per-message patch facts (mlx.extract.patches), computed by the workers
-    ("has_diff", pa.bool_()),
-    ("diff_files", pa.int64()),
-    ("diff_insertions", pa.int64()),
-    ("diff_deletions", pa.int64()),
-    ("diffstat_files", pa.int64()),
-    ("diffstat_insertions", pa.int64()),
-    ("diffstat_deletions", pa.int64()),
-    ("trailers", pa.list_(TRAILER)),
-    ("commit_refs", pa.list_(pa.string())),
-])
-FACT_COLUMNS = ("has_diff", "diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
-                "diffstat_insertions", "diffstat_deletions", "trailers", "commit_refs")
-RESULTS = pa.schema([
-    ("uid", pa.string()), ("message_id", pa.string()),
-    ("tool", pa.string()), ("test", pa.string()), ("metric", pa.string()),
-    ("value", pa.float64()), ("unit", pa.string()), ("value_norm", pa.float64()),
-    ("unit_norm", pa.string()), ("side", pa.string()), ("stream", pa.string()),
-    ("interval_start", pa.float64()), ("interval_end", pa.float64()),
-    ("is_summary", pa.bool_()), ("retransmits", pa.int64()), ("label", pa.string()),
-    ("condition", pa.string()), ("section", pa.string()), ("command", pa.string()),
-    ("quoted", pa.bool_()), ("quote_depth", pa.int64()), ("line_no", pa.int64()),
-    ("line", pa.string()), ("host", pa.string()), ("streams", pa.int64()),
-    ("reverse", pa.bool_()), ("protocol", pa.string()), ("duration", pa.float64()),
-    ("config", pa.string()), ("role", pa.string()), ("cpu_local", pa.float64()),
-    ("cpu_remote", pa.float64()), ("sd_local", pa.float64()), ("sd_remote", pa.float64()),
-    ("statistic", pa.string()), ("sender_host", pa.string()), ("pair", pa.string()),
-])
-HARDWARE = pa.schema([
-    ("uid", pa.string()), ("message_id", pa.string()), ("host", pa.string()),
-    ("kind", pa.string()), ("text", pa.string()), ("value", pa.string()),
-    ("line_no", pa.int64()), ("quoted", pa.bool_()), ("quote_depth", pa.int64()),
-    ("line", pa.string()), ("role", pa.string()), ("count", pa.int64()),
-])
-STATEMENTS = pa.schema([
-    ("uid", pa.string()), ("message_id", pa.string()), ("kind", pa.string()),
-    ("text", pa.string()), ("stated_pct", pa.float64()), ("direction", pa.string()),
-    ("metric", pa.string()), ("baseline_value", pa.float64()), ("patched_value", pa.float64()),
-    ("base_commit", pa.string()), ("head_commit", pa.string()), ("quoted", pa.bool_()),
-    ("line_no", pa.int64()),
-])
-ERRORS = pa.schema([
-    ("source", pa.string()),
-    ("offset", pa.int64()),
-    ("length", pa.int64()),
-    ("reason", pa.string()),
-    ("commit", pa.string()),
-])
+TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
+RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
+                                         schema.ERRORS)
 
 
 def messages_table(records: list[MessageRecord], facts: list[PatchFacts],

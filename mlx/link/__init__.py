@@ -15,33 +15,12 @@ import pyarrow.compute as pc
 
 from mlx.link.patches import Row, link_patches
 from mlx.link.threads import ThreadInput, ThreadOutput, header_thread_refs, thread
-from mlx.store import FACT_COLUMNS, MESSAGES, TRAILER, Store
+from mlx.schema import FACT_COLUMNS, LINKS, MESSAGES, PATCHES, REPORTS, THREADS
+from mlx.store import Store
 
 HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs",
                   *FACT_COLUMNS]
 LINK_FACTS = [c for c in FACT_COLUMNS if c != "has_diff"]  # what a patch row reports
-
-LINKS = pa.schema([("uid", pa.string()), ("thread_id", pa.string()), ("parent_id", pa.string()),
-                   ("parent_uid", pa.string()), ("depth", pa.int64()), ("patch_id", pa.string())])
-THREADS = pa.schema([("thread_id", pa.string()), ("root_id", pa.string()),
-                     ("subject", pa.string()), ("n_messages", pa.int64()),
-                     ("first_date", pa.timestamp("us", tz="UTC")),
-                     ("last_date", pa.timestamp("us", tz="UTC")), ("n_ghosts", pa.int64())])
-PATCHES = pa.schema([
-    ("patch_id", pa.string()), ("message_id", pa.string()), ("uid", pa.string()),
-    ("title", pa.string()), ("subsystem", pa.string()), ("subsystem_path", pa.string()),
-    ("prefixes", pa.list_(pa.string())), ("tree", pa.string()), ("version", pa.int64()),
-    ("version_seen", pa.bool_()), ("part", pa.int64()), ("total", pa.int64()),
-    ("is_rfc", pa.bool_()), ("is_resend", pa.bool_()), ("is_cover", pa.bool_()),
-    ("series_id", pa.string()), ("files_changed", pa.int64()), ("insertions", pa.int64()),
-    ("deletions", pa.int64()), ("trailers", pa.list_(TRAILER)),
-    ("commit_refs", pa.list_(pa.string())), ("from_addr", pa.string()),
-    ("thread_id", pa.string()), ("date", pa.timestamp("us", tz="UTC")),
-])
-REPORTS = pa.schema([("uid", pa.string()), ("message_id", pa.string()), ("commit", pa.string()),
-                     ("metric", pa.string()), ("change_pct", pa.float64()),
-                     ("verdict", pa.string()), ("tree", pa.string()), ("title", pa.string())])
-
 
 def _stamp(sec: float) -> Any:
     import datetime as dt
