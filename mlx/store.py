@@ -273,6 +273,11 @@ class Store:
         self.fs.makedirs(self._at("link"), exist_ok=True)
         write_parquet(self.fs, self._at("link", f"{name}.parquet"), data)
 
+    def link_path(self, name: str) -> str | None:
+        """Where a table of the link stage is, when it was written."""
+        path = self._at("link", f"{name}.parquet")
+        return path if self.fs.exists(path) else None
+
     def read_link(self, name: str) -> pa.Table | None:
         path = self._at("link", f"{name}.parquet")
         return self.read_part(path) if self.fs.exists(path) else None

@@ -29,6 +29,12 @@ def test_sample_data_contract(tmp_path: Path) -> None:
     archive = mlx.load(store)
     msgs = archive.messages
     assert set(CONTRACT) <= set(msgs.columns)
+    assert set(CONTRACT) <= set(archive.table("messages").columns)
+    # by column, and by row with DuckDB
+    assert list(archive.table("messages", columns=["uid", "subject"]).columns) == [
+        "uid", "subject"]
+    assert len(archive.table("results", where="tool = 'iperf3'")) == (
+        archive.results.tool == "iperf3").sum()
     assert list(archive.errors.columns[:4]) == ["source", "offset", "length", "reason"]
     assert len(msgs) == 6 and msgs.uid.is_unique
     assert str(msgs.date.dtype) == "datetime64[us, UTC]"

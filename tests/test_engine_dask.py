@@ -32,7 +32,9 @@ def test_identical_tables(tmp_path: Path, paths: list[str], monkeypatch) -> None
     paths = [str(corpus_path(*p[7:].split("/"))) if p.startswith("CORPUS:") else p
              for p in paths]
     # 256 KiB byte ranges: the corpus mbox spreads over both workers in many chunks
-    monkeypatch.setattr("mlx.api.plan_mbox", partial(plan_mbox, range_bytes=256 << 10))
+    import importlib
+    plan = importlib.import_module("mlx.ingest.plan")  # (mlx.ingest is also the function)
+    monkeypatch.setattr(plan, "plan_mbox", partial(plan_mbox, range_bytes=256 << 10))
     local = mlx.ingest(paths, store=str(tmp_path / "l"), workers=2)
     # the workers write their parts to the store, here named by an fsspec URL
     dask = mlx.ingest(paths, store=f"file://{tmp_path}/d", workers=2, engine="dask")

@@ -10,6 +10,7 @@ messages.  Quoted rows never count.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import statistics
@@ -18,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from mlx.extract.conditions import SHA, effective_conditions, extends
+from mlx.rows import ClaimRow
 
 NOISE_PCT = 1.0  # |delta| below this is no change
 LOWER_IS_BETTER = {"latency", "loss"}
@@ -27,12 +29,8 @@ KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statist
 # spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
 NOT_CLAIMED = {"min", "max", "mdev", "stddev", "reply"}
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
-COLUMNS = ["patch_id", "title", "version", "message_id", "author", "date", "kind", "tool",
-           "test", "metric", "side", "stream", "section", "config", "baseline_label",
-           "baseline_value", "baseline_n", "baseline_stdev", "patched_label", "patched_value",
-           "patched_n", "patched_stdev", "unit_norm", "delta_pct", "verdict", "note", "hardware",
-           "stated_pct", "agrees", "statement", "baseline_line", "patched_line",
-           "baseline_line_no", "patched_line_no"]
+COLUMNS = [f.name for f in dataclasses.fields(ClaimRow)]  # the claims table's columns
+SPREAD_NOTE = "difference inside the run-to-run spread"
 def verdict(delta_pct: float, metric: str, noise_pct: float = NOISE_PCT,
             lower_is_better: bool | None = None) -> str:
     if abs(delta_pct) < noise_pct:
@@ -92,18 +90,43 @@ def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[s
     lower = None
     if metric == "count":
         lower = bool(FAILURE_COUNT.search(str(patched.config.iloc[0] or "")))
-    v: Any = verdict(delta, metric, noise_pct, lower)
-    note = None
-    if b_n > 1 and p_n > 1 and v != "no-change" and \
-            abs(p_mean - b_mean) <= max(b_sd or 0.0, p_sd or 0.0):
-        v, note = pd.NA, "difference inside the run-to-run spread"
+    v, note = _judge(b_mean, b_n, b_sd, p_mean, p_n, p_sd, delta, metric, noise_pct, lower)
     return {"baseline_value": b_mean, "baseline_n": b_n, "baseline_stdev": b_sd,
+            "lower_is_better": lower if lower is not None else metric in LOWER_IS_BETTER,
             "patched_value": p_mean, "patched_n": p_n, "patched_stdev": p_sd,
             "unit_norm": patched.unit_norm.iloc[0], "delta_pct": delta, "verdict": v,
             "note": note, "baseline_line": "; ".join(dict.fromkeys(base.line.astype(str)))[:500],
             "patched_line": "; ".join(dict.fromkeys(patched.line.astype(str)))[:500],
             "baseline_line_no": int(base.line_no.min()),
             "patched_line_no": int(patched.line_no.min())}
+
+
+def _judge(b_mean: float, b_n: int, b_sd: float | None, p_mean: float, p_n: int,
+           p_sd: float | None, delta: float, metric: str, noise_pct: float,
+           lower: bool | None) -> tuple[Any, str | None]:
+    """(verdict, note) of a pair: none where several runs a side differ by less than
+    their spread."""
+    v: Any = verdict(delta, metric, noise_pct, lower)
+    if b_n > 1 and p_n > 1 and v != "no-change" and \
+            abs(p_mean - b_mean) <= max(b_sd or 0.0, p_sd or 0.0):
+        return pd.NA, SPREAD_NOTE
+    return v, None
+
+
+def reverdict(claims: pd.DataFrame, noise_pct: float) -> pd.DataFrame:
+    """Stored claims with another noise threshold: measured verdicts again from their
+    deltas and spreads, nothing paired again (prose and robot claims keep theirs)."""
+    out = claims.copy()
+    for i, c in out[out.kind == "measured"].iterrows():
+        def num(x: Any) -> Any:
+            return None if pd.isna(x) else x
+        v, note = _judge(c.baseline_value, int(num(c.baseline_n) or 1), num(c.baseline_stdev),
+                         c.patched_value, int(num(c.patched_n) or 1), num(c.patched_stdev),
+                         c.delta_pct, c.metric, noise_pct, bool(num(c.lower_is_better)))
+        out.at[i, "verdict"] = v
+        if note or c.note == SPREAD_NOTE:
+            out.at[i, "note"] = note
+    return out
 
 
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
@@ -387,7 +410,8 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     for uid, text in hw.items():
         thread_hw.setdefault(meta.thread_id.get(uid), text)
     df["hardware"] = [hw.get(u) or thread_hw.get(meta.thread_id.get(u)) for u in df.uid]
+    df["thread_id"] = df.uid.map(meta.thread_id)
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = pd.NA
-    return df[COLUMNS + ["uid"]].reset_index(drop=True)
+    return df[COLUMNS].reset_index(drop=True)

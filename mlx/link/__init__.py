@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from mlx.link.patches import Row, link_patches
 from mlx.link.threads import ThreadInput, ThreadOutput, header_thread_refs, thread
-from mlx.schema import FACT_COLUMNS, LINKS, MESSAGES, PATCHES, REPORTS, THREADS
+from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, REPORTS, THREADS
 from mlx.store import Store
 
 HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs",
@@ -65,9 +65,30 @@ def link(st: Store) -> dict[str, int]:
         p["trailers"] = [{"key": k, "value": v} for k, v in p["trailers"]]
     st.write_link("patches", pa.Table.from_pylist(patches, schema=PATCHES))
     st.write_link("reports", pa.Table.from_pylist(robots, schema=REPORTS))
-    return {"threads": len(out.threads), "patches": len(patches),
+    claims = write_claims(st)
+    return {"threads": len(out.threads), "patches": len(patches), "claims": claims,
             "covers": sum(1 for p in patches if p["is_cover"]),
             "series": len({p["series_id"] for p in patches}), "reports": len(robots)}
+
+
+def write_claims(st: Store) -> int:
+    """The claims table, from the tables just linked: stored so readers do not pair again."""
+    from mlx.analyse.claims import build_claims
+    from mlx.archive import Archive
+    claims = build_claims(Archive(st.path))
+    st.write_link("claims", frame_table(claims, CLAIMS))
+    return len(claims)
+
+
+def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
+    """A pandas frame as an Arrow table of the schema (NA, NaN and NaT become nulls)."""
+    import pandas as pd
+    cols = {}
+    for f in table_schema:
+        values = df[f.name].tolist() if f.name in df.columns else [None] * len(df)
+        cols[f.name] = [None if (v is None or (not isinstance(v, (list, str)) and pd.isna(v)))
+                        else v for v in values]
+    return pa.table(cols, schema=table_schema)
 
 
 def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:

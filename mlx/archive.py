@@ -1,0 +1,275 @@
+"""Reading a store: tables as pandas DataFrames, by column, lazily; SQL through DuckDB.
+
+``Archive`` reads nothing when opened.  Each table is read on first use, and
+``archive.table("results", columns=[...], where="tool = 'iperf3'")`` reads only
+the columns and rows asked for; ``archive.headers`` is ``messages`` without its
+bodies.  (``archive.messages`` reads the bodies too: a frame that fetched them on
+first use would lose them in every frame derived from it, a sort, a filter, a
+``set_index``, which is a worse surprise than the wait.)
+``archive.sql("SELECT ...")`` runs DuckDB over the Parquet parts with one view per
+table; ``archive.dask("results")`` is a dask DataFrame over the same parts.  The
+claims are read as the link stage stored them; ``claims_table(noise_pct)`` gives
+them another noise threshold without pairing again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from mlx import schema
+from mlx.errors import MlxError
+from mlx.store import Store
+
+if TYPE_CHECKING:  # pandas is imported on first use: workers and the CLI start faster
+    import pandas as pd
+
+LINK_COLUMNS = ("thread_id", "parent_id", "depth", "patch_id")
+MESSAGE_LINKS = (*LINK_COLUMNS, "parent_uid")  # what the link stage adds to a message
+HEADERS = ["uid", "message_id", "date", "from_name", "from_addr", "subject", "list_id", "source",
+           "offset", "defects"]
+PART_TABLES = {"messages": schema.MESSAGES, "errors": schema.ERRORS, "results": schema.RESULTS,
+               "hardware": schema.HARDWARE, "statements": schema.STATEMENTS}
+LINK_TABLES = {"threads": schema.THREADS, "patches": schema.PATCHES, "reports": schema.REPORTS,
+               "claims": schema.CLAIMS, "links": schema.LINKS}
+EXTRACTED = ("results", "hardware", "statements")  # rows of a message: they get its patch_id
+
+
+class Archive:
+    """The tables of a store as pandas DataFrames (read on first use, by column)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.store = Store(path)
+        self._cache: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"Archive({self.path!r})"
+
+    # ------------------------------------------------------------------ tables
+
+    def table(self, name: str, columns: list[str] | None = None,
+              where: str | None = None) -> pd.DataFrame:
+        """One table, only the ``columns`` asked for, only the rows ``where`` (an SQL
+        condition, run by DuckDB: ``"tool = 'iperf3' AND value_norm > 1000"``)."""
+        if name not in PART_TABLES and name not in LINK_TABLES:
+            raise MlxError(f"no table {name!r}; tables: "
+                           f"{', '.join([*PART_TABLES, *LINK_TABLES])}")
+        if where is not None:
+            cols = ", ".join(_quote(c) for c in columns) if columns else "*"
+            return self.sql(f"SELECT {cols} FROM {name} WHERE {where}")
+        if name == "messages":
+            return self._messages(columns)
+        if name in LINK_TABLES:
+            df = self._link_table(name)
+            return df if columns is None else df[columns]
+        df = _to_pandas(self.store.read(name, PART_TABLES[name], _without(columns, "patch_id")))
+        if name in EXTRACTED and (columns is None or "patch_id" in columns):
+            df = df.merge(self._link_table("links")[["uid", "patch_id"]], on="uid", how="left")
+            order = list(df.columns)
+            order.insert(2, order.pop(order.index("patch_id")))
+            df = df[order]
+        return df if columns is None else df[[c for c in columns if c in df.columns]]
+
+    def _messages(self, columns: list[str] | None) -> pd.DataFrame:
+        import pandas as pd
+        own = None if columns is None else [c for c in columns if c not in MESSAGE_LINKS]
+        if own is not None and "uid" not in own:
+            own = ["uid", *own]
+        df = _to_pandas(self.store.read("messages", schema.MESSAGES, own))
+        if columns is None or any(c in MESSAGE_LINKS for c in columns):
+            links = self._link_table("links")
+            if len(links) and "uid" in df.columns:
+                df = df.merge(links, on="uid", how="left")
+            for col in LINK_COLUMNS:
+                if col not in df.columns:
+                    df[col] = pd.Series(pd.NA, index=df.index,
+                                        dtype="Int64" if col == "depth" else "string")
+        return df if columns is None else df[[c for c in columns if c in df.columns]]
+
+    def _link_table(self, name: str) -> pd.DataFrame:
+        """A table of the link stage, read once."""
+        key = f"link:{name}"
+        if key not in self._cache:
+            table = self.store.read_link("messages" if name == "links" else name)
+            self._cache[key] = _to_pandas(table if table is not None
+                                          else LINK_TABLES[name].empty_table())
+        return self._cache[key]
+
+    def _cached(self, key: str, make: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    @property
+    def messages(self) -> pd.DataFrame:
+        """One row per stored message, with its thread and patch (bodies included: for
+        a big store take ``headers`` or ``table("messages", columns=[...])``)."""
+        return self._cached("messages", lambda: self._messages(None))
+
+    @property
+    def headers(self) -> pd.DataFrame:
+        """``messages`` without bodies, address lists and references: what the claims
+        and ``mlx info`` read, small enough for a store of millions of messages."""
+        return self._cached("headers", lambda: self._messages(HEADERS + list(LINK_COLUMNS)))
+
+    @property
+    def threads(self) -> pd.DataFrame:
+        """thread_id, root_id, subject, n_messages, first_date, last_date, n_ghosts."""
+        return self._link_table("threads")
+
+    @property
+    def patches(self) -> pd.DataFrame:
+        """One row per patch posting (cover letters included)."""
+        return self._link_table("patches")
+
+    @property
+    def reports(self) -> pd.DataFrame:
+        """Kernel test robot reports: commit, metric, change_pct, verdict."""
+        return self._link_table("reports")
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """One row per measured value (iperf3, iperf2, netperf, tables, prose)."""
+        return self._cached("results", lambda: self.table("results"))
+
+    @property
+    def hardware(self) -> pd.DataFrame:
+        """One row per hardware fact and message: host, kind, text, value, role, count."""
+        return self._cached("hardware", lambda: self.table("hardware"))
+
+    @property
+    def statements(self) -> pd.DataFrame:
+        """Effects stated in words, and rows of kernel test robot comparison tables."""
+        return self._cached("statements", lambda: self.table("statements"))
+
+    @property
+    def errors(self) -> pd.DataFrame:
+        return self._cached("errors", lambda: self.table("errors"))
+
+    # ------------------------------------------------------------------ claims
+
+    @property
+    def claims(self) -> pd.DataFrame:
+        """Baseline/patched pairs per patch, stated effects and robot reports, as the
+        link stage stored them (computed here for a store linked before they were)."""
+        def make() -> pd.DataFrame:
+            if self.store.read_link("claims") is not None:
+                return self._link_table("claims")
+            from mlx.analyse.claims import build_claims
+            return build_claims(self)
+        return self._cached("claims", make)
+
+    def claims_table(self, noise_pct: float = 1.0) -> pd.DataFrame:
+        """The claims with another noise threshold (percent): verdicts again from the
+        stored deltas, no pairing again."""
+        from mlx.analyse.claims import NOISE_PCT, reverdict
+        claims = self.claims
+        return claims if noise_pct == NOISE_PCT else reverdict(claims, noise_pct)
+
+    # ------------------------------------------------------------------ SQL, dask
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """A DuckDB query over the store: one view per table (``messages``, ``results``,
+        ``hardware``, ``statements``, ``errors``, ``threads``, ``patches``, ``reports``,
+        ``claims``), ``messages`` with its thread and patch columns."""
+        import duckdb
+        con = self._duckdb()
+        try:
+            return con.execute(query).df()
+        except duckdb.Error as exc:
+            raise MlxError(f"SQL: {str(exc).splitlines()[0]}") from None
+
+    def _duckdb(self) -> Any:
+        import duckdb
+        if "duckdb" in self._cache:
+            return self._cache["duckdb"]
+        con = duckdb.connect()
+        for name, table_schema in PART_TABLES.items():
+            parts = self.store.part_paths(name)
+            con.execute(f"CREATE VIEW {name}_parts AS " + (
+                f"SELECT * FROM read_parquet({_list(parts)}, union_by_name=true)" if parts
+                else _empty_select(table_schema)))
+        for name, table_schema in LINK_TABLES.items():
+            path = self.store.link_path("messages" if name == "links" else name)
+            con.execute(f"CREATE VIEW {name} AS " + (
+                f"SELECT * FROM read_parquet({_list([path])})" if path
+                else _empty_select(table_schema)))
+        con.execute("CREATE VIEW messages AS SELECT m.*, l.thread_id, l.parent_id, l.depth, "
+                    "l.patch_id FROM messages_parts m LEFT JOIN links l USING (uid)")
+        for name in ("errors", *EXTRACTED):
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM {name}_parts")
+        self._cache["duckdb"] = con
+        return con
+
+    def dask(self, name: str) -> Any:
+        """A ``dask.dataframe`` over the Parquet parts of one table (for a cluster)."""
+        try:
+            import dask.dataframe as dd
+        except ImportError:
+            raise MlxError("dask is not installed; pip install 'mlx-mailarchive[dask]'") \
+                from None
+        if name in LINK_TABLES:
+            path = self.store.link_path("messages" if name == "links" else name)
+            parts = [path] if path else []
+        else:
+            parts = self.store.part_paths(name)
+        if not parts:
+            raise MlxError(f"{self.path}: no {name} parts to read")
+        return dd.read_parquet(parts, filesystem=self.store.fs)
+
+    # ------------------------------------------------------------------ plots
+
+    def plot_patch(self, patch: str) -> Any:
+        """Baseline vs patched bars per test of a patch (patch_id or title substring)."""
+        from mlx.report import plots
+        return plots.patch_bars(self.claims, patch)
+
+    def plot_deltas(self) -> Any:
+        from mlx.report import plots
+        return plots.delta_histogram(self.claims)
+
+    def plot_over_time(self) -> Any:
+        from mlx.report import plots
+        return plots.claims_over_time(self.claims)
+
+    def plot_hardware(self) -> Any:
+        from mlx.report import plots
+        return plots.hardware_mix(self.hardware)
+
+
+def _without(columns: list[str] | None, name: str) -> list[str] | None:
+    return None if columns is None else [c for c in columns if c != name]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _list(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _empty_select(table_schema: pa.Schema) -> str:
+    """A view with the table's columns and no row, for a table nothing was written to."""
+    import duckdb
+    con = duckdb.connect()
+    con.register("empty", table_schema.empty_table())
+    types = dict(con.execute("DESCRIBE empty").fetchall()[i][:2]
+                 for i in range(len(table_schema)))
+    cols = ", ".join(f"CAST(NULL AS {types[f.name]}) AS {_quote(f.name)}"
+                     for f in table_schema)
+    return f"SELECT {cols} WHERE false"
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    import pandas as pd
+    df = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    for f in table.schema:
+        if f.type == pa.list_(schema.TRAILER):  # (key, value) pairs, as the contract says
+            df[f.name] = [[(t["key"], t["value"]) for t in v] if v is not None else []
+                          for v in df[f.name]]
+        elif pa.types.is_list(f.type):
+            df[f.name] = [list(v) if v is not None else [] for v in df[f.name]]
+    return df
