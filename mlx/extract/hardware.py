@@ -71,7 +71,9 @@ DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
 NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
-                       r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|"
+                       r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
+                       r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
+                       r"\b\d[TR]\d[TR]\b|"
                        r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
                        r"/[\w/.-]+|\bCC \[M\]|^[ \t]*(?:LD|CC|AR)[ \t]")
 # Link is Up - 1Gbps/Full - flow control off      eth0: Link is Up 1000 Mbps Full Duplex
@@ -81,12 +83,17 @@ LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|
                         r"(?:[ \t](?:full[ -]duplex|ethernet|cat ?\d\w?))?)[ \t]+link\b|"
                         r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
-KERNEL = re.compile(r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|"
-                    r"mainline)\b[^\n]{0,25}?\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)"
-                    r"(?![\w.])|\b(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}"
-                    r"(?:\.\d{1,3})?\+?)(?![\w.])|\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|"
-                    r"azure|aws|MANJARO|rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)"
-                    r"\.\w+|[2-7]\.\d{1,2}\.\d{1,3}-tegra)\b")
+KERNEL = re.compile(
+    # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz")
+    r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|mainline)\b[^\n]{0,25}?"
+    r"\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])(?![ \t]?[GM]Hz)|"
+    # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag)
+    r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?)"
+    r"(?![\w.-])|"
+    # distribution kernels: "5.15.0-105-generic", "5.14.0-362.el9.x86_64", "4.9.253-tegra"
+    r"\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|azure|aws|MANJARO|"
+    r"rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)\.\w+|"
+    r"[2-7]\.\d{1,2}\.\d{1,3}-tegra)\b")
 # "x86_64", "aarch64": a machine's architecture, not a path component
 # ("arm64: dts: ..." is a patch title's prefix)
 ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w:-])")

@@ -77,7 +77,11 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"T_PwrOn|PortTPowerOnTime|PortCommonModeRestoreTime|snoop)|"
                           r"\b[rt]x bitrate\b|\bMCS\b|\bshort GI\b|\bago\b|"
                           # lsusb -t, a USB port's speed
-                          r"\bBus \d{2,3}\b|\bDriver=|\bPort \d{1,3}: Dev")
+                          r"\bBus \d{2,3}\b|\bDriver=|\bPort \d{1,3}: Dev|\bAlloc=|max_idle|"
+                          r"\b[rt]x duration\b|\bERR:|"
+                          # dd, git and wget print a transfer's rate: no benchmark
+                          r"\bcopied,|Receiving objects|Resolving deltas|Writing objects|"
+                          r"saved \[|\bETA\b|\bset [\w -]{0,20}\bto\b")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
 CODE = re.compile(r"^[ \t+]*(?:/\*|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
@@ -98,12 +102,13 @@ CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:lin
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
                             r"network|available|capable|max|limit|lanes?|radio|band|channel|"
-                            r"chain)s?\b")
+                            r"chain|ether|wan|lan)s?\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
                              r"\bnegotiated|\bbaud|\bsync(?:ed)? at|\bmax(?:imum)?|\bup to|"
-                             r"\b\d{1,2}[ \t]?x|\bport(?:s)?|\bfull|\bnominal)"
+                             r"\b\d{1,2}[ \t]?x|\bport(?:s)?|\bfull|\bnominal|\bcapable of|"
+                             r"\bthe|\bconnected at)"
                              r"[ \t]*[:@~]?[ \t]*~?$")
 # "1/(84*8)*40*10^9 =": arithmetic in front of a value makes it computed, not measured
 COMPUTED = re.compile(r"[\d)][ \t]*[*/^][ \t]*[\d(]")

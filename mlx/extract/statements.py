@@ -31,14 +31,17 @@ BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad",
               "twice", "identical", "difference")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
-SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)\b)")
+SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)"
+                  r"[ \t]+(?:the |its |our |their |of |as )?(?:throughput|bandwidth|performance|"
+                  r"rate|speed|pps|iops|fast|quick))")
 # "a big performance improvement" (tried only where such a noun stands)
 ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
                        r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
                        r"(?i:improvement|regression|speed-?up|degradation|gain|boost)")
 NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
 # what a performance effect is an effect on
-PERF_NOUN = re.compile(r"(?i)\b(?:performance|throughput|bandwidth|latency|latencies|speed|"
+PERF_NOUN = re.compile(r"(?i)\b(?:performance|throughput|bandwidth|latency|latencies|"
+                       r"(?<!clock )(?<!bus )(?<!spi )(?<!link )(?<!fan )(?<!port )speed|"
                        r"pps|packet rate|transfer rate|bitrate|cpu (?:load|usage|utili[sz]ation)|"
                        r"overhead|jitter|rtt)\b")
 # stable-backport boilerplate and other sentences that state no effect of the change
@@ -146,9 +149,14 @@ def nlp() -> Any:
             [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
              {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
         ])
-        # "double the bandwidth", "twice as fast", "triples the rate"
+        # "double the bandwidth", "twice as fast", "triples the rate" (not "double vlan",
+        # "freed twice": the factor must name a performance)
+        factor = {"LOWER": {"REGEX": r"^(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed))$"}}
         matcher.add("factor_effect", [
-            [{"LOWER": {"REGEX": r"^(?:doubl\w*|twice|tripl\w*)$"}}],
+            [factor, {"LOWER": {"IN": ["the", "its", "our", "their", "of"]}, "OP": "?"},
+             {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
+                               "pps", "iops"]}}],
+            [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
         ])
         # "2x faster", "3 times better"
         matcher.add("times_effect", [
@@ -214,7 +222,8 @@ def _percent(text: str) -> float | None:
     m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
     if m:  # "2x faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100
-    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b", text)
+    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b[ \t]+(?:the |its |our |their |of |as )?"
+                  r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)", text)
     if m:  # "nearly providing double the bandwidth"
         return 200.0 if m.group(1).lower().startswith("tripl") else 100.0
     return None
