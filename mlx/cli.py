@@ -107,19 +107,48 @@ def _archive(store: str) -> api.Archive:
 @main.command()
 @STORE
 def info(store: str) -> None:
-    """Counts per table and the store's sources."""
+    """Counts per table and the store's sources (from Parquet footers: quick at any size)."""
     archive = _archive(store)
-    msgs = archive.headers  # no bodies: info stays quick on a big store
+    st = archive.store
     for name in ("messages", "errors", "threads", "patches", "results", "hardware",
                  "statements", "reports", "claims"):
-        rows = len(msgs) if name == "messages" else len(getattr(archive, name))
-        click.echo(f"{name + ':':12}{rows:>9,}")
-    if len(msgs):
-        click.echo(f"{'lists:':12}{msgs.list_id.nunique():>9,}")
-        click.echo(f"{'dates:':12} {msgs.date.min()} .. {msgs.date.max()}")
+        click.echo(f"{name + ':':12}{st.row_count(name):>9,}")
+    info = st.link_info()
+    if "lists" in info:
+        click.echo(f"{'lists:':12}{info['lists']:>9,}")
+    first, last = st.date_range()
+    if first is not None:
+        click.echo(f"{'dates:':12} {_utc(first)} .. {_utc(last)}")
     click.echo("sources:")
-    for path, entry in sorted(archive.store.manifest.get("sources", {}).items()):
+    for path, entry in sorted(st.manifest.get("sources", {}).items()):
         click.echo(f"  {path} ({entry.get('kind', '?')})")
+
+
+def _utc(stamp: Any) -> str:
+    import pandas as pd
+    return str(pd.Timestamp(stamp).tz_convert("UTC"))
+
+
+@main.command()
+@STORE
+@click.argument("query")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of an aligned table.")
+def sql(store: str, query: str, as_csv: bool) -> None:
+    """Run an SQL query (DuckDB) over the store's tables and print the rows.
+
+    One view per table: messages, results, hardware, statements, errors, threads,
+    patches, reports, claims.  Example: mlx sql "SELECT tool, count(*) FROM results
+    GROUP BY tool".
+    """
+    archive = _archive(store)
+    try:
+        df = archive.sql(query)
+    except MlxError as exc:
+        _fail(exc)
+    if as_csv:
+        click.echo(df.to_csv(index=False), nl=False)
+    else:
+        click.echo(df.to_string(index=False, max_colwidth=60) if len(df) else "(no rows)")
 
 
 @main.command()

@@ -273,6 +273,41 @@ class Store:
         self.fs.makedirs(self._at("link"), exist_ok=True)
         write_parquet(self.fs, self._at("link", f"{name}.parquet"), data)
 
+    def row_count(self, table: str) -> int:
+        """Rows of a table from its Parquet footers alone (no column is read)."""
+        if table in TABLES:
+            paths = self.part_paths(table)
+        else:
+            path = self.link_path(table)
+            paths = [path] if path else []
+        return sum(pq.read_metadata(p, filesystem=self.fs).num_rows for p in paths)
+
+    def date_range(self) -> tuple[Any, Any]:
+        """(first, last) message date from the Parquet statistics of the parts."""
+        first = last = None
+        for path in self.part_paths("messages"):
+            meta = pq.read_metadata(path, filesystem=self.fs)
+            col = meta.schema.names.index("date") if "date" in meta.schema.names else -1
+            for i in range(meta.num_row_groups if col >= 0 else 0):
+                stats = meta.row_group(i).column(col).statistics
+                if stats is not None and stats.has_min_max:
+                    first = stats.min if first is None else min(first, stats.min)
+                    last = stats.max if last is None else max(last, stats.max)
+        return first, last
+
+    def write_link_info(self, info: dict[str, Any]) -> None:
+        """Facts of the link pass that ``mlx info`` shows without reading a column."""
+        self.fs.makedirs(self._at("link"), exist_ok=True)
+        with self.fs.open(self._at("link", "info.json"), "w") as fh:
+            json.dump(info, fh)
+
+    def link_info(self) -> dict[str, Any]:
+        path = self._at("link", "info.json")
+        if not self.fs.exists(path):
+            return {}
+        with self.fs.open(path) as fh:
+            return dict(json.load(fh))
+
     def link_path(self, name: str) -> str | None:
         """Where a table of the link stage is, when it was written."""
         path = self._at("link", f"{name}.parquet")

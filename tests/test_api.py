@@ -328,3 +328,23 @@ def test_one_ingest_at_a_time(tmp_path: Path) -> None:
     lock.write_text(json.dumps({"host": socket.gethostname(), "pid": int(dead)}))
     assert mlx.ingest([str(tmp_path / "a.mbox")], store=str(store), workers=1).stored == 1
     assert not lock.exists()
+
+
+def test_sql_and_stored_claims(tmp_path: Path) -> None:
+    """SQL over the parts agrees with the frames; stored claims re-verdicted with another
+    noise threshold equal claims paired afresh with it."""
+    from mlx.analyse.claims import build_claims
+    store = str(tmp_path / "s")
+    mlx.ingest([str(ROOT / "data")], store=store, workers=1)
+    archive = mlx.load(store)
+    assert archive.sql("select count(*) as n from messages").n[0] == len(archive.messages)
+    got = archive.sql("select tool, count(*) as n from results group by tool order by tool")
+    want = archive.results.groupby("tool").size()
+    assert dict(zip(got.tool, got.n, strict=True)) == want.to_dict()
+    assert archive.sql("select count(*) as n from claims").n[0] == len(archive.claims)
+    for noise in (0.001, 1.0, 50.0):
+        stored = archive.claims_table(noise)
+        fresh = build_claims(archive, noise)
+        assert list(stored.verdict.astype(str)) == list(fresh.verdict.astype(str))
+    with pytest.raises(MlxError, match="^SQL: "):
+        archive.sql("select nope from results")

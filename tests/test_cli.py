@@ -56,3 +56,12 @@ def test_every_command_has_help_and_is_documented() -> None:
         assert cmd.help, name
         assert run(name, "--help").exit_code == 0
         assert f"mlx {name}" in readme, f"README does not mention `mlx {name}`"
+
+
+def test_sql_command(tmp_path: Path) -> None:
+    store = str(tmp_path / "s")
+    assert run("ingest", str(ROOT / "data"), "--store", store, "--quiet").exit_code == 0
+    res = run("sql", "select count(*) as n from messages", "--store", store, "--csv")
+    assert (res.exit_code, res.output) == (0, "n\n6\n")
+    res = run("sql", "select nope from messages", "--store", store)
+    assert res.exit_code == 1 and res.output.startswith("Error: SQL: ")

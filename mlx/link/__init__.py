@@ -18,7 +18,7 @@ from mlx.link.threads import ThreadInput, ThreadOutput, header_thread_refs, thre
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, REPORTS, THREADS
 from mlx.store import Store
 
-HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs",
+HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs", "list_id",
                   *FACT_COLUMNS]
 LINK_FACTS = [c for c in FACT_COLUMNS if c != "has_diff"]  # what a patch row reports
 
@@ -44,6 +44,7 @@ def link(st: Store) -> dict[str, int]:
                                                       "from_addr", "thread_refs", "has_diff",
                                                       "diffstat_files")}
     facts = _facts(table)
+    lists = pc.count_distinct(table.column("list_id")).as_py()
     del table
     n = len(cols["uid"])
     if None in cols["thread_refs"]:
@@ -66,6 +67,7 @@ def link(st: Store) -> dict[str, int]:
     st.write_link("patches", pa.Table.from_pylist(patches, schema=PATCHES))
     st.write_link("reports", pa.Table.from_pylist(robots, schema=REPORTS))
     claims = write_claims(st)
+    st.write_link_info({"lists": lists})
     return {"threads": len(out.threads), "patches": len(patches), "claims": claims,
             "covers": sum(1 for p in patches if p["is_cover"]),
             "series": len({p["series_id"] for p in patches}), "reports": len(robots)}
