@@ -14,6 +14,7 @@ them another noise threshold without pairing again.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -114,6 +115,51 @@ class Archive:
         and ``mlx info`` read, small enough for a store of millions of messages."""
         return self._cached("headers", lambda: self._messages(HEADERS + list(LINK_COLUMNS)))
 
+    def headers_of(self, uids: Iterable[str]) -> pd.DataFrame:
+        """``headers`` of the messages ``uids`` only, read with a filter: what the claims
+        need of a big store."""
+        import pandas as pd
+        uids = set(uids)
+        df = _to_pandas(self.store.read("messages", schema.MESSAGES, HEADERS, uids=uids))
+        links = self.store.read_link("messages", uids=uids)
+        links = _to_pandas(links if links is not None else schema.LINKS.empty_table())
+        df = df.merge(links[["uid", *LINK_COLUMNS]], on="uid", how="left")
+        for col in LINK_COLUMNS:
+            if col not in df.columns:
+                df[col] = pd.Series(pd.NA, index=df.index,
+                                    dtype="Int64" if col == "depth" else "string")
+        return df
+
+    def hardware_of_threads(self, threads: set[str]) -> tuple[dict[str, str], pd.DataFrame]:
+        """({uid: thread_id}, hardware rows) of the messages in ``threads``: what the
+        claims' hardware column reads."""
+        links = self.store.read_link("messages", columns=["uid", "thread_id"])
+        if links is None or not threads:
+            return {}, _to_pandas(schema.HARDWARE.empty_table())
+        import pyarrow.compute as pc
+        links = links.filter(pc.is_in(links.column("thread_id"),
+                                      pa.array(sorted(threads), pa.string())))
+        thread_of = dict(zip(links.column("uid").to_pylist(),
+                             links.column("thread_id").to_pylist(), strict=True))
+        columns = ["uid", "host", "kind", "value", "quoted", "role"]
+        if "hardware" in self._cache:
+            hw = self._cache["hardware"]
+            return thread_of, hw[hw.uid.isin(thread_of)][columns]
+        return thread_of, _to_pandas(self.store.read("hardware", schema.HARDWARE, columns,
+                                                     uids=thread_of))
+
+    def patch_titles(self, patch_ids: Iterable[str]) -> pd.DataFrame:
+        """patch_id, title and version of the patches ``patch_ids`` (first posting of
+        each)."""
+        import pyarrow.compute as pc
+        columns = ["patch_id", "title", "version"]
+        table = self.store.read_link("patches", columns=columns)
+        if table is None:
+            table = schema.PATCHES.empty_table().select(columns)
+        table = table.filter(pc.is_in(table.column("patch_id"),
+                                      pa.array(sorted(set(patch_ids)), pa.string())))
+        return _to_pandas(table).drop_duplicates("patch_id")
+
     @property
     def threads(self) -> pd.DataFrame:
         """thread_id, root_id, subject, n_messages, first_date, last_date, n_ghosts."""
@@ -180,11 +226,14 @@ class Archive:
             return con.execute(query).df()
         except duckdb.Error as exc:
             raise MlxError(f"SQL: {str(exc).splitlines()[0]}") from None
+        finally:
+            # no connection outlives its query: a process forked later (the ingest
+            # workers) would destroy its copy and crash
+            con.close()
 
     def _duckdb(self) -> Any:
+        """A new DuckDB connection with the store's views (they list the parts now)."""
         import duckdb
-        if "duckdb" in self._cache:
-            return self._cache["duckdb"]
         con = duckdb.connect()
         for name, table_schema in PART_TABLES.items():
             parts = self.store.part_paths(name)
@@ -200,7 +249,6 @@ class Archive:
                     "l.patch_id FROM messages_parts m LEFT JOIN links l USING (uid)")
         for name in ("errors", *EXTRACTED):
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM {name}_parts")
-        self._cache["duckdb"] = con
         return con
 
     def dask(self, name: str) -> Any:
@@ -254,10 +302,9 @@ def _list(paths: list[str]) -> str:
 def _empty_select(table_schema: pa.Schema) -> str:
     """A view with the table's columns and no row, for a table nothing was written to."""
     import duckdb
-    con = duckdb.connect()
-    con.register("empty", table_schema.empty_table())
-    types = dict(con.execute("DESCRIBE empty").fetchall()[i][:2]
-                 for i in range(len(table_schema)))
+    with duckdb.connect() as con:
+        con.register("empty", table_schema.empty_table())
+        types = dict(row[:2] for row in con.execute("DESCRIBE empty").fetchall())
     cols = ", ".join(f"CAST(NULL AS {types[f.name]}) AS {_quote(f.name)}"
                      for f in table_schema)
     return f"SELECT {cols} WHERE false"

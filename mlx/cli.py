@@ -107,16 +107,18 @@ def _archive(store: str) -> api.Archive:
 @main.command()
 @STORE
 def info(store: str) -> None:
-    """Counts per table and the store's sources (from Parquet footers: quick at any size)."""
+    """Counts per table and the store's sources (from Parquet footers, kept by the link
+    pass: quick at any size)."""
     archive = _archive(store)
     st = archive.store
+    info = st.link_info()
+    facts = st.part_facts(info.get("parts"))
     for name in ("messages", "errors", "threads", "patches", "results", "hardware",
                  "statements", "reports", "claims"):
-        click.echo(f"{name + ':':12}{st.row_count(name):>9,}")
-    info = st.link_info()
+        click.echo(f"{name + ':':12}{st.row_count(name, facts):>9,}")
     if "lists" in info:
         click.echo(f"{'lists:':12}{info['lists']:>9,}")
-    first, last = st.date_range()
+    first, last = st.date_range(facts)
     if first is not None:
         click.echo(f"{'dates:':12} {_utc(first)} .. {_utc(last)}")
     click.echo("sources:")
@@ -174,20 +176,28 @@ def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[
     if c.empty:
         click.echo("no claims", err=True)
         return
-    for title, rows in c.groupby(c.title.fillna("(no patch)"), sort=False):
-        click.echo(f"\n{title}")
-        for r in rows.itertuples():
-            if r.kind == "measured":
-                what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
-                                  if isinstance(x, str))
-                said = r.verdict if isinstance(r.verdict, str) else "no verdict"
-                click.echo(f"  {what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
-                           f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
-                           f"({r.delta_pct:+.1f}%) {said}")
-            else:
-                pct = f" ({r.stated_pct:+.1f}%)" if isinstance(r.stated_pct, float) and \
-                    r.stated_pct == r.stated_pct else ""
-                click.echo(f"  [{r.kind}] {r.statement}{pct}")
+    import pandas as pd
+    titles = c.title.fillna("(no patch)")
+    groups = pd.factorize(titles)[0]  # patches in the order their first claim comes
+    lines: list[str] = []
+    last = None
+    for title, r in zip(titles.iloc[groups.argsort(kind="stable")],
+                        c.iloc[groups.argsort(kind="stable")].itertuples(), strict=True):
+        if title != last:
+            lines.append(f"\n{title}")
+            last = title
+        if r.kind == "measured":
+            what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
+                              if isinstance(x, str))
+            said = r.verdict if isinstance(r.verdict, str) else "no verdict"
+            lines.append(f"  {what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
+                         f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
+                         f"({r.delta_pct:+.1f}%) {said}")
+        else:
+            pct = f" ({r.stated_pct:+.1f}%)" if isinstance(r.stated_pct, float) and \
+                r.stated_pct == r.stated_pct else ""
+            lines.append(f"  [{r.kind}] {r.statement}{pct}")
+    click.echo("\n".join(lines))
 
 
 @main.command()

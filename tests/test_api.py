@@ -348,3 +348,20 @@ def test_sql_and_stored_claims(tmp_path: Path) -> None:
         assert list(stored.verdict.astype(str)) == list(fresh.verdict.astype(str))
     with pytest.raises(MlxError, match="^SQL: "):
         archive.sql("select nope from results")
+
+
+def test_no_duckdb_connection_outlives_its_query(tmp_path: Path) -> None:
+    """A notebook queries a store, then ingests more: forked workers must inherit no DuckDB
+    connection, since one that a worker's collector destroys crashes it (the link worker
+    did, after `mlx sql`)."""
+    import gc
+
+    import duckdb
+    store = str(tmp_path / "s")
+    mlx.ingest([str(ROOT / "data" / "seeds")], store=store, workers=2)
+    archive = mlx.load(store)
+    assert archive.sql("select count(*) as n from messages").n[0] == 2
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, duckdb.DuckDBPyConnection)]
+    report = mlx.ingest([str(ROOT / "data" / "sample.mboxrd")], store=store, workers=2)
+    assert report.stored == 4 and archive.sql("select count(*) as n from messages").n[0] == 6

@@ -80,25 +80,30 @@ def _rest(label: str) -> set[str]:
     return set(re.findall(r"[a-z0-9_]+", CONDITION_WORD.sub(" ", label.lower())))
 
 
-def _pair(base: pd.DataFrame, patched: pd.DataFrame, noise_pct: float) -> dict[str, Any] | None:
-    b_mean, b_n, b_sd = _stats(list(base.value_norm))
-    p_mean, p_n, p_sd = _stats(list(patched.value_norm))
+def _pair(base: list[Any], patched: list[Any], noise_pct: float) -> dict[str, Any] | None:
+    """The claim columns of baseline and patched runs (records of ``_usable`` rows)."""
+    b_mean, b_n, b_sd = _stats([x.value_norm for x in base])
+    p_mean, p_n, p_sd = _stats([x.value_norm for x in patched])
     if math.isnan(b_mean) or math.isnan(p_mean) or (b_mean == 0 and p_mean != 0):
         return None
     delta = (p_mean - b_mean) / b_mean * 100 if b_mean else 0.0  # 0% loss before and after
-    metric = patched.metric.iloc[0]
+    first = patched[0]
+    metric = first.metric
     lower = None
     if metric == "count":
-        lower = bool(FAILURE_COUNT.search(str(patched.config.iloc[0] or "")))
+        lower = bool(FAILURE_COUNT.search(str(first.config or "")))
     v, note = _judge(b_mean, b_n, b_sd, p_mean, p_n, p_sd, delta, metric, noise_pct, lower)
     return {"baseline_value": b_mean, "baseline_n": b_n, "baseline_stdev": b_sd,
             "lower_is_better": lower if lower is not None else metric in LOWER_IS_BETTER,
             "patched_value": p_mean, "patched_n": p_n, "patched_stdev": p_sd,
-            "unit_norm": patched.unit_norm.iloc[0], "delta_pct": delta, "verdict": v,
-            "note": note, "baseline_line": "; ".join(dict.fromkeys(base.line.astype(str)))[:500],
-            "patched_line": "; ".join(dict.fromkeys(patched.line.astype(str)))[:500],
-            "baseline_line_no": int(base.line_no.min()),
-            "patched_line_no": int(patched.line_no.min())}
+            "unit_norm": first.unit_norm, "delta_pct": delta, "verdict": v,
+            "note": note, "baseline_line": _lines(base), "patched_line": _lines(patched),
+            "baseline_line_no": int(min(x.line_no for x in base)),
+            "patched_line_no": int(min(x.line_no for x in patched))}
+
+
+def _lines(runs: list[Any]) -> str:
+    return "; ".join(dict.fromkeys(str(x.line) for x in runs))[:500]
 
 
 def _judge(b_mean: float, b_n: int, b_sd: float | None, p_mean: float, p_n: int,
@@ -154,14 +159,27 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
     return r[r.is_sum | r.stream.isna() | ~has_sum].drop(columns="is_sum")
 
 
-def _claim(uid: Any, key: tuple[Any, ...], base: pd.DataFrame, patched: pd.DataFrame,
+def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
            noise_pct: float) -> dict[str, Any] | None:
     pair = _pair(base, patched, noise_pct)
     if pair is None:
         return None
     return {"uid": uid, "kind": "measured", **dict(zip(KEY, key, strict=True)),
-            "baseline_label": base.label.iloc[0] or base.condition.iloc[0],
-            "patched_label": patched.label.iloc[0] or patched.condition.iloc[0], **pair}
+            "baseline_label": base[0].label or base[0].condition,
+            "patched_label": patched[0].label or patched[0].condition, **pair}
+
+
+def _records(rows: pd.DataFrame) -> list[Any]:
+    """Rows as named tuples: the pairing below runs on plain Python per message."""
+    return list(rows.itertuples(index=False))
+
+
+def _groups(records: list[Any], key: Any) -> dict[Any, list[Any]]:
+    """Records grouped by ``key(record)``, groups in the order they first appear."""
+    out: dict[Any, list[Any]] = {}
+    for x in records:
+        out.setdefault(key(x), []).append(x)
+    return out
 
 
 def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
@@ -169,67 +187,72 @@ def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
     """Baseline/patched pairs within each message: pairs the text makes itself (a table
     row, an arrow, "from X to Y"), then runs under contrasting labels."""
     out: list[dict[str, Any]] = []
-    r = _usable(results)
-    for uid, rows in r.groupby("uid", sort=False):
-        rows = rows.sort_values("line_no")
+    for uid, rows in _groups(_records(_usable(results)), lambda x: x.uid).items():
+        rows.sort(key=lambda x: x.line_no)
         title = (titles or {}).get(uid)
-        out += _text_pairs(uid, rows[rows.pair.notna()], noise_pct, title)
-        out += _label_pairs(uid, rows[rows.pair.isna()], noise_pct, title)
+        out += _text_pairs(uid, [x for x in rows if x.pair is not None], noise_pct, title)
+        out += _label_pairs(uid, [x for x in rows if x.pair is None], noise_pct, title)
     return out
 
 
-def _text_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
+def _known(value: Any) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _text_pairs(uid: Any, rows: list[Any], noise_pct: float,
                 title: str | None) -> list[dict[str, Any]]:
     out = []
-    for _, group in rows.groupby(["pair", "metric", "unit_norm"], sort=False):
+    rows = [x for x in rows if _known(x.metric) and _known(x.unit_norm)]
+    for group in _groups(rows, lambda x: (x.pair, x.metric, x.unit_norm)).values():
         for base, patched in _label_sides(group, title):
-            key = tuple(patched[k].iloc[0] for k in KEY)
+            key = tuple(getattr(patched[0], k) for k in KEY)
             if (claim := _claim(uid, key, base, patched, noise_pct)) is not None:
                 out.append(claim)
     return out
 
 
-def _label_sides(group: pd.DataFrame,
-                 title: str | None) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
-    """(baseline rows, patched rows) for each patched label of one group."""
+def _label_sides(group: list[Any], title: str | None) -> list[tuple[list[Any], list[Any]]]:
+    """(baseline runs, patched runs) for each patched label of one group."""
     # a side the text names by its condition only ("9.1 Gbps vs 9.4 Gbps with the series")
-    names = group.label.where(group.label.notna(), group.condition)
+    names = [x.label if x.label is not None else x.condition for x in group]
     labels: list[tuple[str, str | None]] = []
-    for name, cond in zip(names, group.condition, strict=True):
+    for name, x in zip(names, group, strict=True):
         if name is not None and name not in [n for n, _ in labels]:
-            labels.append((name, cond))
+            labels.append((name, x.condition))
     # labels whose runs stand on lines of their own may complement each other
-    lines = [set(group.line_no[names == n]) for n, _ in labels]
+    lines = [{x.line_no for x, m in zip(group, names, strict=True) if m == n}
+             for n, _ in labels]
     apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
     labels = effective_conditions(labels, title, complement=apart)
     out = []
     for name, cond in labels:
         base = pick_baseline(name, labels) if cond == "patched" else None
         if base is not None:
-            out += _runs(group[names == base], group[names == name])
+            out += _runs([x for x, m in zip(group, names, strict=True) if m == base],
+                         [x for x, m in zip(group, names, strict=True) if m == name])
     return out
 
 
-def _label_pairs(uid: Any, rows: pd.DataFrame, noise_pct: float,
+def _label_pairs(uid: Any, rows: list[Any], noise_pct: float,
                  title: str | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for key, group in rows.groupby(KEY, dropna=False, sort=False):
+    for key, group in _groups(rows, lambda x: tuple(getattr(x, k) for k in KEY)).items():
         for base, patched in _label_sides(group, title):
             if claim := _claim(uid, key, base, patched, noise_pct):
                 out.append(claim)
     return out
 
 
-def _runs(base: pd.DataFrame, patched: pd.DataFrame) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+def _runs(base: list[Any], patched: list[Any]) -> list[tuple[list[Any], list[Any]]]:
     """The run pairs of one baseline and one patched label: the means of both, unless
     each side holds as many runs of different commands (``iperf3 -c`` then ``-P4``
     under "with" and under "without"): then run k is paired with run k."""
-    if base.empty or patched.empty:
+    if not base or not patched:
         return []
     n = len(base)
-    differ = base.command.nunique(dropna=False) > 1 or patched.command.nunique(dropna=False) > 1
+    differ = len({x.command for x in base}) > 1 or len({x.command for x in patched}) > 1
     if n > 1 and n == len(patched) and differ:
-        return [(base.iloc[[k]], patched.iloc[[k]]) for k in range(n)]
+        return [([base[k]], [patched[k]]) for k in range(n)]
     return [(base, patched)]
 
 
@@ -243,16 +266,22 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
         return []
     meta = messages.set_index("uid")
     r = r.assign(thread_id=r.uid.map(meta.thread_id), when=r.uid.map(meta.date))
+    r = r[r.thread_id.notna()]
     out: list[dict[str, Any]] = []
-    for _, rows in r.groupby("thread_id"):
-        one_sided = rows.groupby("uid").condition.nunique() == 1
-        rows = rows[rows.uid.isin(one_sided[one_sided].index)]
-        for key, group in rows.groupby(KEY, dropna=False, sort=False):
-            b = group[group.condition == "baseline"]
-            p = group[group.condition == "patched"]
-            if b.empty or p.empty or b.uid.nunique() + p.uid.nunique() < 2:
+    threads = _groups(_records(r), lambda x: x.thread_id)
+    for tid in sorted(threads):
+        rows = threads[tid]
+        conditions = _groups(rows, lambda x: x.uid)
+        one_sided = {u for u, xs in conditions.items() if len({x.condition for x in xs}) == 1}
+        rows = [x for x in rows if x.uid in one_sided]
+        for key, group in _groups(rows, lambda x: tuple(getattr(x, k) for k in KEY)).items():
+            b = [x for x in group if x.condition == "baseline"]
+            p = [x for x in group if x.condition == "patched"]
+            if not b or not p or len({x.uid for x in b}) + len({x.uid for x in p}) < 2:
                 continue
-            if (claim := _claim(p.sort_values("when").uid.iloc[-1], key, b, p, noise_pct)):
+            latest = sorted(p, key=lambda x: (pd.isna(x.when), x.when if not pd.isna(x.when)
+                                              else 0))[-1].uid
+            if (claim := _claim(latest, key, b, p, noise_pct)):
                 claim["note"] = "paired across the thread"
                 out.append(claim)
     return out
@@ -263,14 +292,17 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
     hw = hardware[~hardware.quoted.astype(bool)]
     if "role" in hw.columns:
         hw = hw[hw.role.fillna("setup") == "setup"]  # what was measured on, not what is named
+    hw = hw[hw.value.notna()]
     out: dict[str, str] = {}
-    for uid, rows in hw.groupby("uid"):
+    by_uid = _groups(_records(hw[["uid", "host", "kind", "value"]]), lambda x: x.uid)
+    for uid in sorted(by_uid):
         parts = []
-        for host, hrows in rows.groupby(rows.host.fillna(""), sort=False):
+        hosts = _groups(by_uid[uid], lambda x: "" if pd.isna(x.host) else x.host)
+        for host, rows in hosts.items():
             facts = []
             for kind in HW_ORDER:
-                vals = hrows[hrows.kind == kind].value.dropna().unique()[:2]
-                facts += [f"{v} MiB" if kind == "memory" else str(v) for v in vals]
+                values = list(dict.fromkeys(x.value for x in rows if x.kind == kind))[:2]
+                facts += [f"{v} MiB" if kind == "memory" else str(v) for v in values]
             if facts:
                 parts.append((f"{host}: " if host else "") + ", ".join(facts))
         if parts:
@@ -302,18 +334,21 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
         return []
     titles = titles or {}
     thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
-    evidence: list[tuple[Any, Any, set[int], float]] = []  # uid, thread, lines, signed gain
+    # the signed gains of measured pairs, by message (with their lines) and by thread
+    by_uid: dict[Any, list[tuple[set[int], float]]] = {}
+    by_thread: dict[Any, list[float]] = {}
     for c in measured.to_dict("records") if len(measured) else []:
         if _direction(c.get("verdict")):
             gain = abs(c["delta_pct"]) * (1 if c["verdict"] == "improvement" else -1)
             lines = {c.get("baseline_line_no"), c.get("patched_line_no")}
-            evidence.append((c["uid"], thread_of.get(c["uid"]), lines, gain))
+            by_uid.setdefault(c["uid"], []).append((lines, gain))
+            by_thread.setdefault(thread_of.get(c["uid"]), []).append(gain)
     out = []
     for row in s.itertuples():
         near = set(range(row.line_no - 1, row.line_no + 3))
-        gains = ([g for u, _, lines, g in evidence if u == row.uid and lines & near]
-                 or [g for u, _, _, g in evidence if u == row.uid]
-                 or [g for _, t, _, g in evidence if t == thread_of.get(row.uid)])
+        own = by_uid.get(row.uid, [])
+        gains = ([g for lines, g in own if lines & near] or [g for _, g in own]
+                 or by_thread.get(thread_of.get(row.uid), []))
         agrees: Any = pd.NA
         if gains and row.direction in ("improvement", "regression"):
             median = statistics.median(gains)
@@ -322,8 +357,7 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                 abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
             agrees = bool(same and close)
         if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(row.text) and any(
-                u == row.uid and any(0 <= (n or 0) - row.line_no <= 8 for n in lines)
-                for u, _, lines, _ in evidence):
+                any(0 <= (n or 0) - row.line_no <= 8 for n in lines) for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
         if verdict_ == "regression" and pd.isna(row.stated_pct) and \
@@ -372,22 +406,23 @@ def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
 
 
 def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
-    """The claims table of an Archive."""
+    """The claims table of an Archive (reading the headers of only the messages that
+    have results, statements, hardware or reports)."""
     from mlx.link.subjects import parse_subject
-    messages = archive.headers
+    results, statements, reports = archive.results, archive.statements, archive.reports
+    messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid})
     titles = {u: parse_subject(s).title for u, s in zip(messages.uid, messages.subject,
                                                         strict=True) if isinstance(s, str)}
     patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))
-    measured = [c for c in measured_claims(archive.results, noise_pct, titles)
+    measured = [c for c in measured_claims(results, noise_pct, titles)
                 if _about_a_change(c, patch_of, titles)]
     paired = {c["uid"] for c in measured}
-    measured += [c for c in thread_claims(archive.results, messages, paired, noise_pct)
+    measured += [c for c in thread_claims(results, messages, paired, noise_pct)
                  if _about_a_change(c, patch_of, titles)]
     mframe = pd.DataFrame(measured)
-    prose = [c for c in prose_claims(archive.statements, mframe, messages, titles)
+    prose = [c for c in prose_claims(statements, mframe, messages, titles)
              if _about_a_change(c, patch_of, titles)]
-    rows = measured + prose + robot_claims(
-        archive.reports, archive.statements)
+    rows = measured + prose + robot_claims(reports, statements)
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     df = pd.DataFrame(rows)
@@ -396,7 +431,7 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     df["author"] = df.uid.map(meta.from_name).fillna(df.uid.map(meta.from_addr))
     df["date"] = df.uid.map(meta.date)
     df["patch_id"] = df.uid.map(meta.patch_id)
-    patches = archive.patches.drop_duplicates("patch_id").set_index("patch_id")
+    patches = archive.patch_titles(df.patch_id.dropna()).set_index("patch_id")
     df["title"] = df.patch_id.map(patches.title).astype(object)
     df["version"] = df.patch_id.map(patches.version).astype(object)
     # a patch not in the archive (seed 000): its title from the message subject
@@ -405,12 +440,15 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
         lambda s: parse_subject(s).title if isinstance(s, str) else None)
     df.loc[missing, "version"] = df.loc[missing, "uid"].map(meta.subject).map(
         lambda s: parse_subject(s).version if isinstance(s, str) else None)
-    hw = hardware_summary(archive.hardware)
+    # the hardware of the claims' messages, else of their threads
+    df["thread_id"] = df.uid.map(meta.thread_id)
+    thread_of, hardware = archive.hardware_of_threads(set(df.thread_id.dropna()))
+    hw = hardware_summary(hardware)
     thread_hw: dict[Any, str] = {}
     for uid, text in hw.items():
-        thread_hw.setdefault(meta.thread_id.get(uid), text)
-    df["hardware"] = [hw.get(u) or thread_hw.get(meta.thread_id.get(u)) for u in df.uid]
-    df["thread_id"] = df.uid.map(meta.thread_id)
+        thread_hw.setdefault(thread_of.get(uid), text)
+    df["hardware"] = [hw.get(u) or thread_hw.get(t) for u, t in zip(df.uid, df.thread_id,
+                                                                     strict=True)]
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = pd.NA

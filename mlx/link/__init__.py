@@ -2,31 +2,28 @@
 
 Runs after every ingest (a new message can complete an old thread) and
 replaces the tables under ``<store>/link/``: ``messages`` (uid → thread_id,
-parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports``.
+parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports`` and
+``claims``.  It works on Arrow and numpy columns (``columns`` threads,
+``patch_columns`` links patches), reading a few columns at a time, so its memory is
+a few hundred bytes per message; ``reference`` is the same pass message by message.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mlx.link.patches import Row, link_patches
-from mlx.link.threads import ThreadInput, ThreadOutput, header_thread_refs, thread
-from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, REPORTS, THREADS
+from mlx.link.columns import Threading, encode_ids, stamps, take_codes, thread_codes
+from mlx.link.patch_columns import link_patch_columns, parse_subjects, patch_batches
+from mlx.link.threads import header_thread_refs
+from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
 from mlx.store import Store
 
-HEADER_COLUMNS = ["uid", "message_id", "date", "subject", "from_addr", "thread_refs", "list_id",
-                  *FACT_COLUMNS]
-LINK_FACTS = [c for c in FACT_COLUMNS if c != "has_diff"]  # what a patch row reports
-
-def _stamp(sec: float) -> Any:
-    import datetime as dt
-    if sec != sec or math.isinf(sec):
-        return None
-    return dt.datetime.fromtimestamp(sec, dt.timezone.utc)
+BATCH_ROWS = 200_000  # rows of the links table made and written at a time
+PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
 
 
 def link_store(path: str) -> dict[str, int]:
@@ -36,41 +33,86 @@ def link_store(path: str) -> dict[str, int]:
 
 def link(st: Store) -> dict[str, int]:
     """Recompute threads and patches for the whole store; counts for the summary."""
-    table = st.read("messages", MESSAGES, HEADER_COLUMNS)
-    # POSIX seconds, NaN when unknown (without making a datetime per message)
-    dates = pc.divide(table.column("date").cast(pa.int64()).cast(pa.float64()), 1e6)
-    dates = pc.fill_null(dates, math.nan).to_pylist()
-    cols = {c: table.column(c).to_pylist() for c in ("uid", "message_id", "subject",
-                                                      "from_addr", "thread_refs", "has_diff",
-                                                      "diffstat_files")}
-    facts = _facts(table)
-    lists = pc.count_distinct(table.column("list_id")).as_py()
-    del table
-    n = len(cols["uid"])
-    if None in cols["thread_refs"]:
-        _old_thread_refs(st, cols)
-    out = thread(ThreadInput(cols["uid"], cols["message_id"], dates, cols["thread_refs"]))
-    rows = [Row(uid=cols["uid"][i], message_id=cols["message_id"][i],
-                subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
-                thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
-                has_diff=bool(cols["has_diff"][i]), diffstat_files=cols["diffstat_files"][i],
-                facts=facts.get(i, {}))
-            for i in range(n)]
-    patches, pid, robots = link_patches(rows)
-    st.write_link("messages", pa.table({
-        "uid": cols["uid"], "thread_id": out.thread_id, "parent_id": out.parent_id,
-        "parent_uid": out.parent_uid, "depth": out.depth, "patch_id": pid}, schema=LINKS))
-    st.write_link("threads", _threads_table(out, cols, dates))
-    for p in patches:
-        p["date"] = _stamp(p["date"])
-        p["trailers"] = [{"key": k, "value": v} for k, v in p["trailers"]]
-    st.write_link("patches", pa.Table.from_pylist(patches, schema=PATCHES))
-    st.write_link("reports", pa.Table.from_pylist(robots, schema=REPORTS))
-    claims = write_claims(st)
-    st.write_link_info({"lists": lists})
-    return {"threads": len(out.threads), "patches": len(patches), "claims": claims,
-            "covers": sum(1 for p in patches if p["is_cover"]),
-            "series": len({p["series_id"] for p in patches}), "reports": len(robots)}
+    table = st.read("messages", MESSAGES, ["message_id", "thread_refs"])
+    refs = table.column("thread_refs")
+    if refs.null_count:
+        refs = _old_thread_refs(st, table)
+    codes = encode_ids(table.column("message_id"), refs)
+    del table, refs  # the ids are codes now: the strings go
+    table = st.read("messages", MESSAGES, ["uid", "date"])
+    uid = table.column("uid").combine_chunks()
+    th = thread_codes(uid, table.column("date"), codes)
+    del table, codes
+    subjects = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"))
+    facts = st.read("messages", MESSAGES, [*FACT_COLUMNS, "from_addr", "list_id"])
+    lists = pc.count_distinct(facts.column("list_id")).as_py()
+    from_addr = facts.column("from_addr").combine_chunks()
+    linked = link_patch_columns(th, uid, subjects, facts, from_addr)
+    del facts, from_addr
+    st.write_link_batches("patches", PATCHES, patch_batches(
+        th, uid, subjects, linked.patches, linked.pid, linked.keys, PATCH_ROWS))
+    del linked.patches
+    st.write_link_batches("messages", LINKS, _links(th, uid, linked.patch_id))
+    threads = _threads_table(th, uid, subjects)
+    st.write_link("threads", threads)
+    st.write_link("reports", linked.reports)
+    patches = st.read_link("patches", columns=["is_cover", "series_id"])
+    assert patches is not None  # just written
+    counts = {"threads": threads.num_rows, "patches": patches.num_rows,
+              "covers": pc.sum(patches.column("is_cover")).as_py() or 0,
+              "series": pc.count_distinct(patches.column("series_id")).as_py(),
+              "reports": linked.reports.num_rows}
+    del th, subjects, linked, threads, patches, uid
+    counts["claims"] = write_claims(st)
+    st.write_link_info({"lists": lists, "parts": st.part_facts(st.link_info().get("parts"))})
+    return counts
+
+
+def _links(th: Threading, uid: pa.Array, patch_id: pa.Array) -> Any:
+    """The links table in batches of rows."""
+    for start in range(0, th.n, BATCH_ROWS):
+        rows = slice(start, start + BATCH_ROWS)
+        yield pa.record_batch({
+            "uid": uid.slice(start, BATCH_ROWS),
+            "thread_id": th.thread_ids(uid, rows), "parent_id": th.parent_ids(rows),
+            "parent_uid": th.parent_uids(uid, rows), "depth": pa.array(th.depth[rows], pa.int64()),
+            "patch_id": patch_id.slice(start, BATCH_ROWS)}, schema=LINKS)
+
+
+def _threads_table(th: Threading, uid: pa.Array, subjects: Any) -> pa.Table:
+    """One row per thread, in the order of their first messages."""
+    n = th.n
+    order = np.lexsort((np.arange(n), th.root))
+    by_root = th.root[order]
+    starts = np.flatnonzero(np.concatenate(([True], by_root[1:] != by_root[:-1]))) \
+        if n else np.zeros(0, dtype=np.int64)
+    roots = by_root[starts]
+    sizes = np.diff(np.concatenate((starts, [n])))
+    dates = th.dates[order]
+    first = np.minimum.reduceat(dates, starts) if n else dates
+    known = np.where(dates == th.dates.dtype.type(np.iinfo(np.int64).max),
+                     np.iinfo(np.int64).min, dates)
+    last = np.maximum.reduceat(known, starts) if n else dates
+    last = np.where(last == np.iinfo(np.int64).min, np.iinfo(np.int64).max, last)
+    # the subject: the root's, else the earliest message's (shallowest on a tie)
+    by_date = np.lexsort((np.arange(n), th.depth, th.dates, th.root))
+    subject_row = np.where(roots < n, roots, by_date[starts])
+    code = subjects.code[subject_row]
+    root_code = np.where(roots < n, th.mid_code[np.minimum(roots, max(n - 1, 0))], roots - n)
+    ghosts, ghost_counts = np.unique(th.ghost_roots, return_counts=True)
+    at = np.searchsorted(ghosts, roots)
+    hit = (at < len(ghosts)) & (ghosts[np.minimum(at, max(len(ghosts) - 1, 0))] == roots) \
+        if len(ghosts) else np.zeros(len(roots), dtype=bool)
+    n_ghosts = np.where(hit, ghost_counts[np.minimum(at, max(len(ghosts) - 1, 0))]
+                        if len(ghosts) else 0, 0)
+    place = np.argsort(order[starts], kind="stable")  # threads by their first member
+    date_type = THREADS.field("first_date").type
+    table = pa.table({
+        "thread_id": th.node_names(uid, roots), "root_id": take_codes(th.ids, root_code),
+        "subject": take_codes(subjects.text, np.where(code < len(subjects.text), code, -1)),
+        "n_messages": pa.array(sizes), "first_date": stamps(first, date_type),
+        "last_date": stamps(last, date_type), "n_ghosts": pa.array(n_ghosts)})
+    return table.take(pa.array(place)).cast(THREADS)
 
 
 def write_claims(st: Store) -> int:
@@ -93,44 +135,15 @@ def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
     return pa.table(cols, schema=table_schema)
 
 
-def _old_thread_refs(st: Store, cols: dict[str, list[Any]]) -> None:
-    """``thread_refs`` of messages stored before the column existed, from their headers."""
+def _old_thread_refs(st: Store, table: pa.Table) -> pa.ChunkedArray:
+    """``thread_refs``, from their headers for messages stored before the column existed."""
     old = st.read("messages", MESSAGES, ["from_addr", "to", "cc", "in_reply_to",
                                          "references"]).to_pydict()
-    for i, refs in enumerate(cols["thread_refs"]):
-        if refs is None:
-            cols["thread_refs"][i] = header_thread_refs(
-                cols["message_id"][i], old["from_addr"][i], old["to"][i], old["cc"][i],
-                old["in_reply_to"][i], old["references"][i])
-
-
-def _facts(table: pa.Table) -> dict[int, dict[str, Any]]:
-    """Patch facts of the rows that have any (a diff, a diffstat, trailers), by row."""
-    trailers = pc.fill_null(pc.list_value_length(table.column("trailers")), 0)
-    has = pc.or_(pc.or_(pc.fill_null(table.column("has_diff"), False),
-                        pc.greater(trailers, 0)),
-                 pc.is_valid(table.column("diffstat_files")))
-    rows = pc.indices_nonzero(has)
-    out = {}
-    for i, f in zip(rows.to_pylist(), table.select(LINK_FACTS).take(rows).to_pylist(),
-                    strict=True):
-        f["trailers"] = [(t["key"], t["value"]) for t in f["trailers"] or []]
-        out[i] = f
-    return out
-
-
-def _threads_table(out: ThreadOutput, cols: dict[str, list[Any]], dates: list[float]) -> pa.Table:
-    rows = []
-    for tid, t in out.threads.items():
-        members = t["members"]
-        known = [dates[i] for i in members if dates[i] == dates[i]]
-        first = min(members, key=lambda i: (dates[i] if dates[i] == dates[i] else math.inf,
-                                            out.depth[i]))
-        root_rows = [i for i in members if out.depth[i] == 0]
-        subject_row = root_rows[0] if root_rows else first
-        rows.append({"thread_id": tid, "root_id": t["root_id"],
-                     "subject": cols["subject"][subject_row], "n_messages": len(members),
-                     "first_date": _stamp(min(known)) if known else None,
-                     "last_date": _stamp(max(known)) if known else None,
-                     "n_ghosts": t["n_ghosts"]})
-    return pa.Table.from_pylist(rows, schema=THREADS)
+    mids = table.column("message_id").to_pylist()
+    refs = table.column("thread_refs").to_pylist()
+    for i, r in enumerate(refs):
+        if r is None:
+            refs[i] = header_thread_refs(mids[i], old["from_addr"][i], old["to"][i],
+                                         old["cc"][i], old["in_reply_to"][i],
+                                         old["references"][i])
+    return pa.chunked_array([pa.array(refs, pa.list_(pa.string()))])

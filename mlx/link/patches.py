@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +58,7 @@ class Posting:
     rows: list[int]
     parts: set[int | None]
     first_date: float
-    thread_id: str = ""
+    thread_id: Any = ""
     seq: int = 0  # creation order
 
 
@@ -76,66 +77,93 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
     pid: list[str | None] = [None] * len(rows)
     for i in patch_rows:
         pid[i] = patch_key(subjects[i].title, subjects[i].version)
-    postings = _postings(patch_rows, subjects, rows)
-    series_of: dict[int, str] = {}
-    cover_of: dict[int, int] = {}
-    for post in postings:
-        ordered = sorted(post.rows, key=lambda i: (subjects[i].part or 0, rows[i].date))
-        head = ordered[0]
-        covers = [i for i in ordered if subjects[i].is_cover]
-        sid = series_key(rows[head].from_addr, subjects[covers[0] if covers else head].title)
-        for i in post.rows:
-            series_of[i] = sid
-            if covers and i != covers[0]:
-                cover_of[i] = covers[0]
-    _attribute(rows, subjects, pid)
-    trailers = _collect_trailers(rows, subjects, pid, patch_rows, cover_of)
-    patches = [_patch_row(i, rows[i], subjects[i], pid[i], series_of[i], trailers[i])
-               for i in patch_rows]
-    robots = [{"uid": r.uid, "message_id": r.message_id, "commit": s.robot_commit,
-               "metric": s.robot_metric, "change_pct": s.robot_change_pct,
-               "verdict": "regression" if (s.robot_change_pct or 0) < 0
-               or "regression" in s.title.lower() else "improvement",
-               "tree": s.tree, "title": s.title}
-              for r, s in zip(rows, subjects, strict=True) if s.kind == "robot" and not s.is_reply]
-    return patches, pid, robots
-
-
-def _postings(patch_rows: list[int], subjects: list[Subject], rows: list[Row]) -> list[Posting]:
-    """Group parts into postings: a part joins the oldest posting of the same author,
-    version, total and RFC-ness that lacks its number and is in its thread or began
-    within the posting window.  Candidates come from two small indexes (by thread,
-    and the postings of the last window), so a prolific author costs no more than
-    anyone else."""
-    postings: list[Posting] = []
-    by_thread: dict[tuple[Any, ...], list[Posting]] = {}
-    recent: dict[tuple[Any, ...], deque[Posting]] = {}
 
     def when(i: int) -> float:
         return rows[i].date if rows[i].date == rows[i].date else math.inf  # NaN last
 
-    for i in sorted(patch_rows, key=lambda i: (when(i), rows[i].uid)):
-        s, date, tid = subjects[i], rows[i].date, rows[i].thread_id
-        if not s.total:
-            postings.append(Posting([i], {s.part}, date, tid, len(postings)))
+    postings = group_postings(
+        sorted(patch_rows, key=lambda i: (when(i), rows[i].uid)),
+        {i: posting_key(rows[i].from_addr, subjects[i]) for i in patch_rows},
+        [s.part for s in subjects], [r.date for r in rows], [r.thread_id for r in rows])
+    sids, cover_of = name_series(postings, [s.part for s in subjects],
+                                 [s.is_cover for s in subjects], [r.from_addr for r in rows],
+                                 [s.title for s in subjects], [r.date for r in rows])
+    series_of = {i: sid for post, sid in zip(postings, sids, strict=True) for i in post.rows}
+    _attribute(rows, subjects, pid)
+    trailers = _collect_trailers(rows, subjects, pid, patch_rows, cover_of)
+    patches = [_patch_row(i, rows[i], subjects[i], pid[i], series_of[i], trailers[i])
+               for i in patch_rows]
+    robots = [{"uid": r.uid, "message_id": r.message_id, **robot_report(s)}
+              for r, s in zip(rows, subjects, strict=True) if s.kind == "robot" and not s.is_reply]
+    return patches, pid, robots
+
+
+def robot_report(s: Subject) -> dict[str, Any]:
+    """The columns of a kernel test robot report its subject gives."""
+    return {"commit": s.robot_commit, "metric": s.robot_metric,
+            "change_pct": s.robot_change_pct,
+            "verdict": "regression" if (s.robot_change_pct or 0) < 0
+            or "regression" in s.title.lower() else "improvement",
+            "tree": s.tree, "title": s.title}
+
+
+def posting_key(author: str | None, s: Subject) -> tuple[Any, ...] | None:
+    """Parts of one posting share author, version, total and RFC-ness (None: no total,
+    a posting of its own)."""
+    return (author, s.version, s.total, s.is_rfc) if s.total else None
+
+
+def group_postings(order: Iterable[int], key: Mapping[int, Any] | Sequence[Any],
+                   part: Sequence[int | None], date: Sequence[float],
+                   thread: Sequence[Any]) -> list[Posting]:
+    """Group parts (items in ``order``: by date, unknown last, then uid) into postings:
+    a part joins the oldest posting of the same key that lacks its number and is in its
+    thread or began within the posting window.  Candidates come from two small indexes
+    (by thread, and the postings of the last window), so a prolific author costs no
+    more than anyone else."""
+    postings: list[Posting] = []
+    by_thread: dict[tuple[Any, ...], list[Posting]] = {}
+    recent: dict[tuple[Any, ...], deque[Posting]] = {}
+    for i in order:
+        k, n, day, tid = key[i], part[i], date[i], thread[i]
+        if k is None:
+            postings.append(Posting([i], {n}, day, tid, len(postings)))
             continue
-        key = (rows[i].from_addr, s.version, s.total, s.is_rfc)
         # without a date only the thread can match: no window (it could not be trimmed)
-        window = recent.setdefault(key, deque()) if date == date else deque()
-        while window and window[0].first_date < date - POSTING_WINDOW:
+        window = recent.setdefault(k, deque()) if day == day else deque()
+        while window and window[0].first_date < day - POSTING_WINDOW:
             window.popleft()  # dates come in order: it can only match by thread now
-        home = min((p for p in (*by_thread.get((key, tid), ()), *window)
-                    if s.part not in p.parts
-                    and (p.thread_id == tid or abs(date - p.first_date) <= POSTING_WINDOW)),
+        home = min((p for p in (*by_thread.get((k, tid), ()), *window)
+                    if n not in p.parts
+                    and (p.thread_id == tid or abs(day - p.first_date) <= POSTING_WINDOW)),
                    key=lambda p: p.seq, default=None)
         if home is None:
-            home = Posting([], set(), date, tid, len(postings))
+            home = Posting([], set(), day, tid, len(postings))
             postings.append(home)
-            by_thread.setdefault((key, tid), []).append(home)
+            by_thread.setdefault((k, tid), []).append(home)
             window.append(home)
         home.rows.append(i)
-        home.parts.add(s.part)
+        home.parts.add(n)
     return postings
+
+
+def name_series(postings: list[Posting], part: Sequence[int | None],
+                is_cover: Sequence[bool], author: Sequence[str | None],
+                title: Sequence[str], date: Sequence[float]
+                ) -> tuple[list[str], dict[int, int]]:
+    """The series key of every posting (its author and the cover's title, else part
+    1's), and the cover of every other item of a posting that has one."""
+    keys = []
+    cover_of: dict[int, int] = {}
+    for post in postings:
+        ordered = sorted(post.rows, key=lambda i: (part[i] or 0, date[i] if date[i] == date[i]
+                                                   else math.inf))  # unknown dates last
+        covers = [i for i in ordered if is_cover[i]]
+        keys.append(series_key(author[ordered[0]], title[covers[0] if covers else ordered[0]]))
+        for i in post.rows:
+            if covers and i != covers[0]:
+                cover_of[i] = covers[0]
+    return keys, cover_of
 
 
 def _attribute(rows: list[Row], subjects: list[Subject], pid: list[str | None]) -> None:

@@ -1,0 +1,90 @@
+"""The columnar link pass gives the tables of the message-by-message reference."""
+
+import math
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from conftest import DATA, ROOT, corpus_path
+
+import mlx
+from mlx.link import link
+from mlx.link.columns import thread_columns
+from mlx.link.reference import link_tables
+from mlx.link.threads import ThreadInput, thread
+from mlx.store import Store
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from threads import synthetic  # noqa: E402  (the threading benchmark's header rows)
+
+
+def _arrow(inp: ThreadInput) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
+    return (pa.array(inp.uid, pa.string()), pa.array(inp.message_id, pa.string()),
+            pa.array([None if d != d or math.isinf(d) else int(d * 1e6) for d in inp.date],
+                     pa.int64()),
+            pa.array([list(r) for r in inp.refs], pa.list_(pa.string())))
+
+
+@pytest.mark.parametrize("n", [1, 200, 5000])
+def test_thread_columns_equal_thread(n: int) -> None:
+    # threads of 1-40 replies, 2% ghost parents, 0.1% duplicate ids, reference loops
+    inp = synthetic(n)
+    want = thread(inp)
+    uid, mid, dates, refs = _arrow(inp)
+    got = thread_columns(uid, mid, dates, refs)
+    assert got.thread_ids(uid).to_pylist() == want.thread_id
+    assert got.depth.tolist() == want.depth
+    assert got.parent_uids(uid).to_pylist() == want.parent_uid
+    assert got.parent_ids().to_pylist() == want.parent_id
+
+
+def test_thread_columns_cut_loops_and_keep_duplicates_apart() -> None:
+    # m1 <-> m2 name each other; m3 duplicates m1's id and comes later; m4 answers a
+    # ghost whose own parent is m1
+    inp = ThreadInput(["u1", "u2", "u3", "u4"], ["m1", "m2", "m1", "m4"],
+                      [1.0, 2.0, 3.0, float("nan")],
+                      [["m2"], ["m1"], [], ["m1", "gone"]])
+    want = thread(inp)
+    uid, mid, dates, refs = _arrow(inp)
+    got = thread_columns(uid, mid, dates, refs)
+    assert got.thread_ids(uid).to_pylist() == want.thread_id
+    assert got.depth.tolist() == want.depth == [0, 1, 0, 2]
+    assert got.parent_uids(uid).to_pylist() == want.parent_uid
+
+
+def _same_tables(store: Path) -> None:
+    st = Store(str(store))
+    want = link_tables(st)
+    link(st)
+    for name, table in want.items():
+        got = st.read_link(name)
+        assert got is not None and got.schema == table.schema, name
+        for col in table.column_names:
+            assert got.column(col).to_pylist() == table.column(col).to_pylist(), (name, col)
+
+
+@pytest.mark.parametrize("source", [
+    DATA / "threads" / "ghosts-loops-dups.mbox", DATA / "threads" / "series-out-of-order.mbox",
+    DATA / "threads" / "versions-and-intruder.mbox", DATA / "claims" / "shapes.mbox",
+    ROOT / "data" / "sample.mboxrd", ROOT / "data" / "seeds"])
+def test_link_equals_the_reference(source: Path, tmp_path: Path) -> None:
+    mlx.ingest([str(source)], store=str(tmp_path / "s"), workers=1)
+    _same_tables(tmp_path / "s")
+
+
+@pytest.mark.parametrize("rel", ["lists/xdp-newbies.mbox.gz", "lists/linux-sctp.mbox.gz",
+                                 "lists/ath10k.mbox.gz", "perf-threads"])
+def test_link_equals_the_reference_on_real_lists(rel: str, tmp_path: Path) -> None:
+    path = corpus_path(*rel.split("/"))
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=2, extract=())
+    _same_tables(tmp_path / "s")
+
+
+def test_link_of_an_empty_store(tmp_path: Path) -> None:
+    st = Store(str(tmp_path / "s"), create=True)
+    st.save_manifest()
+    assert link(st) == {"threads": 0, "patches": 0, "covers": 0, "series": 0, "reports": 0,
+                        "claims": 0}
+    archive = mlx.load(str(tmp_path / "s"))
+    assert len(archive.threads) == len(archive.patches) == len(archive.claims) == 0
