@@ -95,6 +95,9 @@ xdp_redirect alone does 3.5 Mpps.
     "+\t/* from 1Mbps to 100Kbps */",
     "The PHY offers 1Mbps, 2Mbps, 6Mbps and 54Mbps rates.",
     "The current scheme gets 0.5 to 1 Mpps more than the new one.",
+    # a threshold and a hypothetical
+    "Batching helps a lot when the rate is below 300pps for one flow.",
+    "Receiving at line speed, you'll end up forwarding 25 Gbps of it and dropping the rest.",
 ])
 def test_precision(line: str) -> None:
     assert extract_results(line + "\nx Mbits/sec\n") == []

@@ -24,6 +24,12 @@ def test_prose(text: str, pct, direction: str) -> None:
     "This patch improves the error handling.",  # no size stated
     "Use %d in the format string; it is faster to read.",  # "%d" is no percent of an effect
     "diff --git a/x b/x\n+\t/* 2x faster */\n",  # code
+    # a hedge: what seems to have happened to an older version
+    "The TX performance degradation observed in v2 seems to have improved.",
+    # an effect in an aside, of other patches
+    "This fixes a crash (the rest of the series is a performance improvement, less urgent).",
+    # a functional result, not a measurement
+    "I tried the firmware from the vendor image. But the result was the same.",
 ])
 def test_no_statement(text: str) -> None:
     assert extract_statements(text) == []
@@ -62,6 +68,28 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
      [(None, "no-change")]),
     # a reduction of what is better lower is an improvement
     ("AQL is able to reduce latency by an order of magnitude.", [(None, "improvement")]),
+    # a sentence that starts with "Results"
+    ("Results are the same within the noise of the runs.", [(None, "no-change")]),
+    # a difference denied, "that I could notice" no hedge
+    ("I ran the benchmark between v2 and this one and there is no difference that I could\n"
+     "notice.", [(None, "no-change")]),
+    # the effect said by comparing with and without the change
+    ("I will drop that part, as the throughput is higher without that code.",
+     [(None, "regression")]),
+    ("Latency is lower with this patch applied on both boxes.", [(None, "improvement")]),
+    # "drops performance" regresses, whatever else the sentence names
+    ("This makes the vcpu compute the csum and drops performance.", [(None, "regression")]),
+    # two percents before one effect word (typo and all)
+    ("On the two platforms we saw 64% and 41% regresson.", [(64.0, "regression"),
+                                                           (41.0, "regression")]),
+    # "changed from A% to B%": the effect is B now
+    ("With more clients the regression is changed from 58.5% to 61.2%",
+     [(61.2, "regression")]),
+    # a hedge in parentheses does not hedge the sentence
+    ("Since the two patches have a performance impact (and possibly other side-effects)\n"
+     "a separate build is added.", [(None, "regression")]),
+    # a noun phrase "the performance drop is significant"
+    ("The performance drop is significant with the series applied.", [(None, "regression")]),
 ])
 def test_more_statement_shapes(text: str, expected: list) -> None:
     got = [(s.stated_pct, s.direction) for s in extract_statements(text)]

@@ -91,12 +91,17 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"requirement|configured|set to|limit(?:ed)? to|cap(?:ped)? at|"
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
-                          r"transmit(?:s|ting)? at|clocksource|max_idle|"
+                          r"transmit(?:s|ting)? at|clocksource|max_idle|you'll|you will|"
+                          r"end up|"
                           r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
 DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
                          r"gain|drop|increase|decrease|improvement|regression|above|below)\b")
+# "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
+# to exceed 31 Mpps", "higher than ~31 Mpps", "from at least 10MB/s" are what was seen)
+THRESHOLD_BEFORE = re.compile(r"(?i)\b(?:below|above|under|exceed(?:s|ing)|less than|at most)"
+                              r"[ \t\n]*[~≈]?$")
 # "100Gbps NIC", "a 10 Gbps link", "25G port": the hardware a value describes
 CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
@@ -248,6 +253,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
+    if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]):
+        return False  # "it improves a lot when pps is below 400pps": a threshold
     if NOT_A_RESULT.search(_clause(text, start, end)):
         return False
     # a latency word in the sentence so far (it may have wrapped onto the lines above)

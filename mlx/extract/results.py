@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mlx.extract import inline, iperf, netperf
+from mlx.extract import inline, iperf, netperf, tools
 from mlx.extract.conditions import condition_of, effective_conditions
 from mlx.extract.document import Document, outline_position
 from mlx.extract.tables import TableReader
@@ -29,8 +29,9 @@ from mlx.extract.units import normalize
 # (those with "/s" are tested only where "/s" stands at all)
 SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "ytes/s", "req/s")
 BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
-               "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip")
-BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b")
+               "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
+               "nstat", tools.OPENSSL_LEGEND)
+BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t]pps[ \t]")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
                        r"[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
@@ -49,8 +50,9 @@ IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted conne
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\]|"
                            r"-{2,3} [\w.:-]{1,60} ping statistics)")
 # "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
-# (one cell: a table header "   on      off" is no label)
-SHORT_LABEL = re.compile(r"^[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))[^.,;!?\t]{0,50}?[\w)]$")
+# (one cell: a table header "   on      off" or "XDP stats     CPU     pps" is no label)
+SHORT_LABEL = re.compile(r"^(?!.*\S {3,}\S)[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))"
+                         r"[^.,;!?\t]{0,50}?[\w)]$")
 # what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
 TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
                         r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
@@ -183,6 +185,7 @@ class _Readers:
     table: netperf.TableReader = field(default_factory=netperf.TableReader)
     omni: netperf.OmniReader = field(default_factory=netperf.OmniReader)
     hand: TableReader = field(default_factory=TableReader)
+    pasted: tools.ToolReader = field(default_factory=tools.ToolReader)
     iperf: list[tuple[int, iperf.IperfValue]] = field(default_factory=list)
     test: str | None = None  # netperf test named by the last banner
     bare: tuple[str, str, int] | None = None  # super_netperf's (test, unit, lines left)
@@ -261,8 +264,10 @@ def _tool_values(i: int, text: str, r: _Readers, depth: int) -> list[ResultRow]:
     if rows or in_netperf:
         return rows
     if len(text) < 300:
-        rows = [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}")
-                for t in r.hand.feed(i, text)]
+        rows = [_row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
+                for v in r.pasted.feed(text)]
+        hand = r.hand.feed(i, text)
+        rows = rows or [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}") for t in hand]
     if rows or not UNIT_HINT.search(text):
         return rows
     if (v := netperf.parse_interim(text, r.test)) is not None:
@@ -349,7 +354,8 @@ def _flush_iperf(block: list[tuple[int, iperf.IperfValue]], out: _Found) -> None
 
 
 def _row(value: float, unit: str, metric: str | None = None, **kw: Any) -> ResultRow:
-    norm = normalize(value, unit, bytes_pow2=kw.get("tool") not in ("inline", "table"))
+    # iperf's and netperf's bytes are powers of 2; typed ones and openssl's thousands not
+    norm = normalize(value, unit, bytes_pow2=kw.get("tool") not in ("inline", "table", "openssl"))
     value_norm, unit_norm, found_metric = norm if norm else (None, None, "unknown")
     return ResultRow(metric=metric or found_metric, value=value, unit=unit,
                      value_norm=value_norm, unit_norm=unit_norm, **kw)
@@ -390,12 +396,25 @@ class _Context:
     command: str | None = None
     host: str | None = None
     cmd: dict[str, Any] = field(default_factory=dict)
+    command_labels: int = 0  # labels open when the command was typed
+
+    def set_command(self, command: str) -> None:
+        self.command, self.cmd = command, parse_command(command)
+        self.command_labels = len(self.labels)
 
     def push(self, indent: int, text: str | None) -> None:
         while self.labels and self.labels[-1].indent >= indent:
             self.labels.pop()
+        self.close_labels(len(self.labels))
         if text:
             self.labels.append(_Label(indent, text, condition_of(text)))
+
+    def close_labels(self, keep: int = 0) -> None:
+        """Keep the outer ``keep`` labels; a command typed under a label that closes ran
+        only the runs of that label ("WITH: $ iperf3 -P4 ..." then "WITHOUT: ...")."""
+        del self.labels[keep:]
+        if keep < self.command_labels:
+            self.command, self.cmd, self.command_labels = None, {}, 0
 
 
 def _prose_label(doc: Document, i: int) -> str:
@@ -444,7 +463,7 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
         c = ctx.setdefault(line.depth, _Context())
         if i in by_line:
             if _sentence(line.text) and any(r.tool == "inline" for r in by_line[i]):
-                c.labels = []  # a value in a sentence: no label above it names its run
+                c.close_labels()  # a value in a sentence: no label above it names its run
             out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
             if line.text.rstrip().endswith(":") and doc.next_text(i) not in by_line:
                 # "a baseline average of ~9009.96Mbps:" over the runs it averages
@@ -454,8 +473,7 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             continue
         text = line.text
         if (m := COMMAND.search(text)) and ("-" in m.group(1) or "netperf" in m.group(2)):
-            c.command = m.group(1).strip()
-            c.cmd = parse_command(c.command)
+            c.set_command(m.group(1).strip())
             if h := PROMPT_HOST.match(text):
                 c.host = h.group(1)
             continue
@@ -467,15 +485,49 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
         if not is_label:
             if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
-                c.labels = []  # a paragraph of prose ends what the labels above it named
+                c.close_labels()  # a paragraph of prose ends what the labels above it named
             continue
         if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[0] \
                 and not COMMAND.search(doc.text(nxt)) and \
                 outline_position(doc.text(nxt))[0] <= indent:
-            c.section, c.labels = label, []  # a heading above labels that repeat
+            c.section = label  # a heading above labels that repeat
+            c.close_labels()
         else:
             c.push(indent, label)
-    return _implied_conditions(out)
+    return _implied_conditions(_legend_labels(out, doc))
+
+
+# " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words
+LEGEND_KEY = re.compile(r"^[ \t]*\(?((?:\d{1,2}|[A-Za-z]{1,2}\d{0,2})(?:\.[a-z0-9]{1,2})?)\)[ \t]+"
+                        r"(\S[^\n]{3,})$")
+
+
+def _legend_labels(rows: list[ResultRow], doc: Document) -> list[ResultRow]:
+    """Runs given by a scenario key ("1.a) avg. 939.34 kpps") that an earlier line of the
+    same quote depth defines with a condition ("1.a) vanilla kernel with ..."): the
+    definition is their label."""
+    keyed: dict[str, list[ResultRow]] = {}
+    for r in rows:
+        if r.label is None and r.pair is None and (m := LEGEND_KEY.match(r.line or "")):
+            keyed.setdefault(m.group(1), []).append(r)
+    if not keyed:
+        return rows
+    legend: dict[tuple[str, int], str] = {}
+    first = min(r.line_no for group in keyed.values() for r in group)
+    for i in range(min(first - 1, len(doc))):
+        line = doc.lines[i]
+        m = LEGEND_KEY.match(line.text)
+        if m and m.group(1) in keyed and condition_of(m.group(2)):
+            legend.setdefault((m.group(1), line.depth), m.group(2).strip().rstrip(";,.")[:120])
+    if not legend:
+        return rows
+    out = []
+    for r in rows:
+        m = LEGEND_KEY.match(r.line or "") if r.label is None and r.pair is None else None
+        words = legend.get((m.group(1), r.quote_depth)) if m else None
+        out.append(replace(r, label=f"{m.group(1)}) {words}", condition=condition_of(words))
+                   if m and words else r)
+    return out
 
 
 def _implied_conditions(rows: list[ResultRow]) -> list[ResultRow]:

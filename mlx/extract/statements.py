@@ -20,15 +20,16 @@ from mlx.text import split_quote
 
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
                           r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
-                          r"reduc|overhead|doubl|twice|tripl")
+                          r"reduc|overhead|doubl|twice|tripl|impact")
 # the same, as substrings of the lowercased text (C speed, before the regex)
 EFFECT_STEMS = ("improv", "regress", "faster", "slow", "speed", "better", "worse", "degrad",
                 "boost", "gain", "drop", "increase", "decrease", "reduc", "overhead", "doubl",
-                "twice", "tripl")
+                "twice", "tripl", "impact")
 # a body is read only if it holds one of these (plain substring tests, C speed)
 BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad", "boost",
               "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead", "doubl",
-              "twice", "identical", "difference")
+              "twice", "identical", "difference", "igher with", "etter with", "ower with",
+              "orse with", "aster with", "the same")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
 SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)"
@@ -146,6 +147,9 @@ def nlp() -> Any:
         matcher.add("pct_effect", [
             [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
             [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+            # "saw 75% and 53% regression": the first of two
+            [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
+             {"OP": "{0,3}", "LIKE_NUM": False}, effect],
             [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
              {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
         ])
@@ -169,7 +173,7 @@ def nlp() -> Any:
                                           r"ions)|degrad(?:es|ed|ation)|boost(?:s|ed)?|"
                                           r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
                                           r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
-                                          r"increas(?:es|ed|e|ing))$"}}
+                                          r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
         matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
                                     [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
         # "a big performance improvement", "significant regression"
@@ -203,11 +207,31 @@ NO_CHANGE = re.compile(r"(?i)\b(?:results?|performance|throughput|numbers?|laten
                        r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
                        r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
                        r"change in performance|impact on performance)\b")
+# "performance is higher without that code", "latency is lower with this patch": the
+# effect said by comparing the change with its absence
+COMPARED = re.compile(
+    r"(?i)\b(performance|throughput|bandwidth|latency|latencies|speed|pps|cpu (?:load|usage))\b"
+    r"[^.;]{0,30}?\b(?:is|are|was|were|gets?|got|seems?|stays?)[ \t\n]+(?:\w+[ \t\n]+)?"
+    r"(higher|better|lower|worse|faster|slower)[ \t\n]+(with|without)[ \t\n]+(?:this|that|the|"
+    r"your|his|her|these|those|my)[ \t\n]+(?:\w+[ \t\n]+)?(?:patch\w*|change\w*|code|series|"
+    r"commits?|fix\w*)\b")
+# "drops performance", "a performance drop": a loss, whatever else the sentence names
+DROPS_PERFORMANCE = re.compile(r"(?i)\bdrop(?:s|ped)?[ \t\n]+(?:the[ \t\n]+)?performance|"
+                               r"\bperformance[ \t\n]+drop")
+# "results are identical within statistical errors": results of a measurement ("the result
+# was the same" of a functional test is none)
+MEASURING = re.compile(r"statistic|noise|error|margin|variance|deviation|run-to-run")
+# "changed from 69.4% to 73.7%": where an effect went, not two effects ("varying from 5% to
+# 2500%" is a range)
+FROM_TO_PCT = re.compile(r"(?i)\b(?:chang|increas|decreas|went|go|goes|grew|rose|drop|fell|jump|"
+                         r"mov|climb|shrank|shrunk)\w*[ \t\n]+from[ \t\n]+~?"
+                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%[ \t\n]+to[ \t\n]+~?"
+                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 # "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
 PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
 # ("from 69.4% to 73.7%" is a change of the numbers, no range)
-RANGE = re.compile(r"(?<!from )(?<!from ~)([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*"
+RANGE = re.compile(r"(?<!from )(?<!from ~)(?<![\d.])([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*"
                    r"(?:-|–|~|to)[ \t]*(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 
 
@@ -231,10 +255,13 @@ def _percent(text: str) -> float | None:
 
 # "To measure the performance degradation", "whether it improves": no effect asserted
 HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
-                   r"this|it|we|you)|any|might|may|could|would|should|expect\w*|hope\w*|"
+                   r"this|it|we|you)|any|might|may|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
-                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*)\b")
+                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*)\b|"
+                   r"\bcould\b(?![ \t\n]+(?:notice|see|measure|tell|find|detect))")
+# "(and possibly other side-effects)": an aside hedges nothing of its sentence
+ASIDE = re.compile(r"\([^()]*\)")
 # "speed-up" names no performance by itself ("to enable her speed-up.your payment")
 SPEEDUP = re.compile(r"(?i)speed-?ups?")
 # a trailer states no effect of the change: "Fixes: fdb8e12cc2cc ("... regression")"
@@ -249,7 +276,8 @@ def _asserted(sentence: str) -> bool:
     """Is a sentence without a size a plain statement of an effect (prose, no hedge)?"""
     words = sentence.split()
     numeric = sum(any(c.isdigit() for c in w) for w in words)
-    return len(words) >= 4 and numeric <= len(words) // 4 and not HEDGE.search(sentence) \
+    return len(words) >= 4 and numeric <= len(words) // 4 and \
+        not HEDGE.search(ASIDE.sub(" ", sentence)) \
         and not sentence.lstrip().startswith(("$", "#", ">")) and not NOT_PROSE.search(sentence) \
         and not TRAILER.match(sentence)
 
@@ -274,7 +302,8 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
         if up or down:
             # "reduces latency by 10%" improves, "reduces throughput" regresses; "latency
             # increased" regresses, "throughput increased" improves
-            lower_better = LATENCY.search(sentence) is not None and not THROUGHPUT.search(text)
+            lower_better = LATENCY.search(sentence) is not None and not THROUGHPUT.search(text) \
+                and not DROPS_PERFORMANCE.search(text)
             return "improvement" if bool(down) == lower_better else "regression"
     if IMPROVE.search(sentence):
         return "improvement"
@@ -298,7 +327,7 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
         low = para.lower()
         if (any(w in low for w in EFFECT_STEMS) and stated(para) and EFFECT_WORDS.search(para)) \
                 or (("identical" in low or "difference" in low or "same" in low) and
-                    NO_CHANGE.search(para)):
+                    NO_CHANGE.search(para)) or (" with" in low and COMPARED.search(para)):
             out += _runs(para, line)
         if m is None:
             break
@@ -320,7 +349,8 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
         else:
             runs.append((first_line + i, depth, [text]))
     return [(start, depth, " ".join(texts)) for start, depth, texts in runs
-            if stated(" ".join(texts)) or NO_CHANGE.search(" ".join(texts))]
+            if stated(" ".join(texts)) or NO_CHANGE.search(" ".join(texts))
+            or COMPARED.search(" ".join(texts))]
 
 
 # a pull request or a summary of other patches states no effect of its own
@@ -362,6 +392,9 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
         if any(t.lower_ in NEGATORS for t in doc[max(sent.start, start - 3):start]):
             continue  # "without negative impact on throughput": an effect denied
         pct = _percent(span) if SIZE.search(span) else None
+        if pct is not None and (m := FROM_TO_PCT.search(sent.text)) and \
+                float(m.group(1)) == abs(pct):
+            pct = float(m.group(2))  # "the regression is changed from 69.4% to 73.7%"
         if pct is not None:
             for r in RANGE.finditer(sent.text):  # "5% to 2500%": one effect, its middle
                 if abs(pct) in (float(r.group(1)), float(r.group(2))):
@@ -386,6 +419,9 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
             continue  # "WG 0.0.20180708 w/NAPI actually slowed down ...": another version's
         if pct is None and any(k[0] == sent.start for k in found):
             continue  # the sentence already states this effect
+        at = doc[start].idx - sent.start_char
+        if pct is None and any(a.start() < at < a.end() for a in ASIDE.finditer(sent.text)):
+            continue  # "(the rest of the series is a performance improvement)": an aside
         if pct is not None:
             found.pop((sent.start, None), None)  # the sized phrase says more
         found.setdefault((sent.start, pct), Statement(
@@ -397,12 +433,23 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
             found.setdefault((sent.start, p), Statement(
                 "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
                 quoted=depth > 0, line_no=first))
-    for sent in doc.sents:  # "Results are identical within statistical errors."
-        said = RUNTIME.search(sent.text) or "result" in sent.text
-        if NO_CHANGE.search(sent.text) and said and \
-                not any(k[0] == sent.start for k in found) and _asserted(sent.text):
+    for sent in doc.sents:
+        if any(k[0] == sent.start for k in found) or not _asserted(sent.text):
+            continue
+        low = sent.text.lower()
+        direction = None
+        if NO_CHANGE.search(sent.text) and (RUNTIME.search(sent.text) or "benchmark" in low or (
+                "result" in low and MEASURING.search(low))):
+            direction = "no-change"  # "Results are identical within statistical errors."
+        elif m := COMPARED.search(sent.text):  # "... is higher without that code"
+            better = m.group(2).lower() in ("higher", "faster", "better")
+            if m.group(2).lower() in ("higher", "lower") and LATENCY.search(m.group(1)):
+                better = not better
+            direction = "improvement" if better == (m.group(3).lower() == "with") \
+                else "regression"
+        if direction:
             found[(sent.start, None)] = Statement(
-                "prose", sent.text.strip()[:500], None, "no-change", quoted=depth > 0,
+                "prose", sent.text.strip()[:500], None, direction, quoted=depth > 0,
                 line_no=line + text.count("\n", 0, sent.start_char) + 1)
     return list(found.values())
 

@@ -1,0 +1,123 @@
+"""Output of other tools people paste, read by their own shape.
+
+``nstat`` one-second snapshots (``nstat -n; sleep 1; nstat``: each packet counter is
+a packet rate)::
+
+    Udp6InDatagrams                 615091             0.0
+
+``openssl speed`` tables (cells in 1000s of bytes per second, rows wrapped by mailers)::
+
+    The 'numbers' are in 1000s of bytes per second processed.
+    type             16 bytes     64 bytes    256 bytes
+    sha256            4585.64k    10527.10k    18755.07k
+
+Column-aligned output whose header names a unit, as the kernel's XDP samples print it
+(``xdp_rxq_info``): a value is the number standing under the unit's column::
+
+    XDP stats       CPU     pps         issue-pps
+    XDP-RX CPU      0       17784270    0
+    XDP-RX CPU      total   17784270
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# "nstat -n ; sleep 1 ; nstat | grep Udp": the counters of one second
+NSTAT_COMMAND = re.compile(r"\bnstat\b.{0,40}\bsleep[ \t]+1\b.{0,20}\bnstat\b")
+NSTAT_ROW = re.compile(r"^[ \t]*([A-Z][A-Za-z0-9]{2,40})[ \t]+(\d{1,15})[ \t]+\d+(?:\.\d+)?[ \t]*$")
+# counters of packets (errors and drops are no rate of what was measured)
+NSTAT_PACKETS = re.compile(r"(?:In|Out)(?:Datagrams|Segs|Pkts|Receives|Requests|Delivers)$")
+OPENSSL_LEGEND = "'numbers' are in 1000s of bytes per second"
+OPENSSL_CELL = re.compile(r"(?<!\S)(\d{1,9}\.\d{2})k(?!\S)")
+OPENSSL_ROW = re.compile(r"^[ \t]*([A-Za-z][\w-]{0,30}(?:[ \t][\w-]{1,20})?)?[ \t]*"
+                         r"(?:\d{1,9}\.\d{2}k[ \t]*)+$")
+# a header cell that is a unit: "pps", "Mbps", "Gbit/s"
+UNIT_TOKEN = re.compile(r"^(?:[kKmMG]?pps|[KMG]bps|[KMG]bits?/s(?:ec)?|trans/s)$")
+NUMBER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d{1,15}$")
+TOKEN = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class ToolValue:
+    """One value of a pasted tool's output: its row names what it counts."""
+
+    value: float
+    unit: str
+    tool: str
+    label: str | None
+
+
+@dataclass
+class ToolReader:
+    """Feed the lines of one quote depth; values of the shapes above come out."""
+
+    mode: str | None = None  # "nstat", "openssl", "columns"
+    left: int = 0  # lines a trigger waits for its first row
+    rows: int = 0
+    columns: list[tuple[int, int, str]] = field(default_factory=list)  # unit cells: span, unit
+    row_label: str | None = None
+
+    def feed(self, text: str) -> list[ToolValue]:
+        if self.mode is None:
+            self._start(text)
+            return []
+        out = getattr(self, "_" + self.mode)(text)
+        if out is not None:
+            self.rows += 1
+            return out
+        if self.rows or self.left <= 0:
+            self.mode = None  # the block ended: the line may start another
+            self._start(text)
+        else:
+            self.left -= 1
+        return []
+
+    def _start(self, text: str) -> None:
+        self.rows, self.left, self.columns, self.row_label = 0, 3, [], None
+        if "nstat" in text and NSTAT_COMMAND.search(text):
+            self.mode = "nstat"
+        elif OPENSSL_LEGEND in text:
+            self.mode, self.left = "openssl", 4
+        elif (cols := _unit_columns(text)):
+            self.mode, self.columns, self.left = "columns", cols, 0
+
+    # each reads one line of its block: its values, or None when the line is none of it
+
+    def _nstat(self, text: str) -> list[ToolValue] | None:
+        m = NSTAT_ROW.match(text)
+        if m is None:
+            return None
+        if not NSTAT_PACKETS.search(m.group(1)):
+            return []  # an error or drop counter: no rate of what was measured
+        return [ToolValue(float(m.group(2)), "pps", "nstat", m.group(1))]
+
+    def _openssl(self, text: str) -> list[ToolValue] | None:
+        m = OPENSSL_ROW.match(text)
+        if m is None:
+            return [] if text.strip().startswith(("type", "bytes")) else None
+        if m.group(1):
+            self.row_label = m.group(1).strip()
+        return [ToolValue(float(c), "kB/s", "openssl", self.row_label)
+                for c in OPENSSL_CELL.findall(text)]
+
+    def _columns(self, text: str) -> list[ToolValue] | None:
+        tokens = [(t.start(), t.end(), t.group()) for t in TOKEN.finditer(text)]
+        out = []
+        for start, end, unit in self.columns:
+            for s, e, tok in tokens:
+                # left-aligned under the unit's name, or right-aligned to its end
+                if NUMBER.match(tok) and (abs(s - start) <= 1 or abs(e - end) <= 1):
+                    label = " ".join(t for a, _, t in tokens if a < s) or None
+                    out.append(ToolValue(float(tok.replace(",", "")), unit, "columns", label))
+                    break
+        return out or None
+
+
+def _unit_columns(text: str) -> list[tuple[int, int, str]]:
+    """The unit cells of a header line: three cells or more, none of them a number."""
+    tokens = [(t.start(), t.end(), t.group()) for t in TOKEN.finditer(text)]
+    if len(tokens) < 3 or len(tokens) > 12 or any(c.isdigit() for _, _, t in tokens for c in t):
+        return []
+    return [(s, e, t) for s, e, t in tokens if UNIT_TOKEN.match(t)]

@@ -1,0 +1,60 @@
+"""Other tools' pasted output: nstat snapshots, openssl speed, unit-column tables."""
+
+from mlx.extract.results import extract_results
+
+
+def _values(body: str) -> list[tuple[int, float, str, str | None]]:
+    return [(r.line_no, round(r.value_norm, 3), r.unit_norm, r.config)
+            for r in extract_results(body)]
+
+
+def test_nstat_one_second_snapshot() -> None:
+    body = """\
+Receiver side, before:
+
+nstat -n ; sleep 1 ; nstat | grep Udp
+UdpInDatagrams                  482113             0.0
+UdpInErrors                     1204577            0.0
+UdpRcvbufErrors                 1204577            0.0
+
+Nothing else changed.
+"""
+    # the packet counter is a rate over the second; error counters are left out
+    assert _values(body) == [(4, 482113.0, "pps", "UdpInDatagrams")]
+
+
+def test_nstat_without_the_sleep_is_no_rate() -> None:
+    body = "nstat -az | grep Udp\nUdpInDatagrams                  482113             0.0\n"
+    assert _values(body) == []
+
+
+def test_openssl_speed_wrapped() -> None:
+    body = """\
+root@ap:~# openssl speed sha1
+The 'numbers' are in 1000s of bytes per second processed.
+type             16 bytes     64 bytes    256 bytes   1024 bytes   8192
+bytes  16384 bytes
+sha1              6120.50k    15800.25k    29010.00k    37550.75k
+40100.10k    40500.00k
+"""
+    got = _values(body)
+    # 1000s of bytes per second: 6120.50k is 48.964 Mbit/s; the wrapped cells too
+    assert [v for _, v, _, _ in got] == [48.964, 126.402, 232.08, 300.406, 320.801, 324.0]
+    assert {c for _, _, _, c in got} == {"sha1"} and got[-1][0] == 6
+
+
+def test_unit_column_table() -> None:
+    body = """\
+2 QUEUES:
+Running XDP on dev:eth1 (ifindex:4) action:XDP_DROP options:no_touch
+XDP stats       CPU     pps         issue-pps
+XDP-RX CPU      0       5120331     0
+XDP-RX CPU      1       5118902     0
+XDP-RX CPU      total   10239233
+
+Thanks
+"""
+    assert _values(body) == [(4, 5120331.0, "pps", "XDP-RX CPU 0"),
+                             (5, 5118902.0, "pps", "XDP-RX CPU 1"),
+                             (6, 10239233.0, "pps", "XDP-RX CPU total")]
+    assert {r.label for r in extract_results(body)} == {"2 QUEUES"}
