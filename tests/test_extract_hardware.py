@@ -150,6 +150,30 @@ def facts(text: str, subject: str | None = None) -> list[tuple]:
      [("os", "Ubuntu"), ("os", "Fedora 40"), ("os", "OpenWrt 23.05"), ("os", "Debian bookworm")]),
     ("Tested on kernels 5.15.0-105-generic and 4.9.253-tegra.",
      [("kernel", "5.15.0-105-generic"), ("kernel", "4.9.253-tegra")]),
+    # shell prompts that name the board or the OS
+    ("root@imx8mp-evk-rev2:~# iperf3 -c 10.0.0.2", [("board", "imx8mp-evk-rev2")]),
+    ("root@OpenWrt:~# iperf3 -c 192.168.1.10", [("os", "OpenWrt")]),
+    # evaluation kits, sockets and threads, code names without a blank
+    ("Tested on the RZ/G3E EVK and an i.MX93 EVK board.",
+     [("board", "RZ/G3E EVK"), ("board", "i.MX93 EVK")]),
+    ("The test platform is a 2 sockets 48C/96T machine, one SapphireRapids box.",
+     [("cpu", "SapphireRapids"), ("threads", "48C/96T"), ("sockets", "2 sockets")]),
+    # the ice driver as people write it, ConnectX with a blank, a Xeon without its family
+    ("Tested on ICE and a ConnectX 6 100G link, my CPU E5-2650 v3 @ 2.30GHz.",
+     [("nic", "ICE"), ("nic", "ConnectX 6"), ("link", "100G"),
+      ("cpu", "E5-2650 v3 @ 2.30GHz")]),
+    # machines by maker and line, memory "of RAM", kernels listed and tested on
+    ("I verified this on a Dell Latitude 7420 with 64 GB of ECC RAM.",
+     [("board", "Dell Latitude 7420"), ("memory", "64 GB of ECC RAM")]),
+    ("Tested kernels:\n- 6.6.30: fine\n- 6.6.31: hangs (also tested on 6.9)",
+     [("kernel", "6.6.30"), ("kernel", "6.6.31"), ("kernel", "6.9")]),
+    # the distribution a kernel names, sysstat's header, a link wrapped in a boot log
+    ("Tested on Linux box1 5.4.0-52-generic #58~18.04.1-Ubuntu SMP x86_64",
+     [("kernel", "5.4.0-52-generic"), ("arch", "x86_64"), ("os", "18.04.1-Ubuntu")]),
+    ("$ mpstat -P3\nLinux 5.4.0-52-generic (host1) \t12/23/2020 \t_x86_64_\t(8 CPU)",
+     [("kernel", "5.4.0-52-generic"), ("arch", "x86_64"), ("threads", "8 CPU")]),
+    ("Tested on:\n[   59.07] eth0: Link is Up -\n1Gbps/Full - flow control rx/tx",
+     [("link", "1Gbps")]),
 ])
 def test_setup_vocabulary(line: str, expected: list) -> None:
     assert [(k, t) for k, t, _ in facts(line)] == expected

@@ -28,6 +28,7 @@ from mlx.extract.hwvocab import (
     LKP,
     LSCPU,
     LSPCI,
+    MAKERS,
     MEMORY_UNITS,
     PROMPT,
     STRONG_LOWER,
@@ -42,12 +43,14 @@ from mlx.extract.hwvocab import (
 # values, or a line that says what something ran on (plain substrings: C speed)
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
                "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
-               "my machine")
+               "my machine", "est platform", "est machine", "erified on", "eproduced on",
+               "root@", ":~#", ":~$", " rootfs", "_x86_64_", "_aarch64_")
 # "3.5 Mpps", "940 Mbps": a rate written by hand (tested only where "ps" stands at all)
 RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
 SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
                        r"\b(?:on|using|with) (?:my|our|two|both)\b|\brunning (?:on|a|an|the)\b|"
+                       r"\b(?:verified|reproduced|tried|checked) (?:\w+ ){0,3}on\b|"
                        r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
@@ -80,12 +83,16 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
 LINK_UP = re.compile(r"(?i)\blink is up\b[ \t-]*(\d{1,3}(?:\.\d)?[ \t]?[GM]bps)(?:/(?:full|half))?")
 # "1000Mbps full duplex link", "10GBit CAT6 link", "a 25G link", "USB3.0 SuperSpeed"
 LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|GbE|G)(?:/s)?"
-                        r"(?:[ \t](?:full[ -]duplex|ethernet|cat ?\d\w?))?)[ \t]+link\b|"
+                        r"(?:[ \t](?:full[ -]duplex|ethernet|cat ?\d\w?))?)[ \t]+"
+                        r"(?:link|connection)\b|"
+                        # "I'm using 40G copper"
+                        r"\b(\d{1,3}G[ \t](?:copper|fib(?:er|re)|DAC))\b|"
                         r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
 KERNEL = re.compile(
     # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz")
-    r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|mainline)\b[^\n]{0,25}?"
+    r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|mainline|tested on|"
+    r"tested with)\b[^\n]{0,25}?"
     r"\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])(?![ \t]?[GM]Hz)|"
     # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag)
     r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?)"
@@ -93,15 +100,31 @@ KERNEL = re.compile(
     # distribution kernels: "5.15.0-105-generic", "5.14.0-362.el9.x86_64", "4.9.253-tegra"
     r"\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|azure|aws|MANJARO|"
     r"rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)\.\w+|"
-    r"[2-7]\.\d{1,2}\.\d{1,3}-tegra)\b")
+    r"[2-7]\.\d{1,2}\.\d{1,3}-tegra|[2-7]\.\d{1,2}\.\d{1,3}-(?:bpf|net)-next)\b|"
+    # "Tested kernels:" over "- 6.1.84: process exits smoothly"
+    r"^[ \t]*[-*][ \t]+v?([2-7]\.\d{1,2}\.\d{1,3})(?=[ \t]*:)")
 # "x86_64", "aarch64": a machine's architecture, not a path component
 # ("arm64: dts: ..." is a patch title's prefix)
-ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w:-])")
+ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390x)(?![/\w:-])|"
+                  r"(?<=[ \t]_)(x86_64|aarch64)(?=_[ \t])")  # sysstat's "_x86_64_"
 # "72C/144T", "8 cores, HT disabled", "8 CPUs": the size of a machine (with a word that
 # says so: "on 2 cores the old scheme gets ..." is a run's configuration)
-THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b"
-                     r"(?=[^.]{0,40}\b(?:HT|SMT|hyper-?thread\w*|socket|NUMA|node)\b)|"
-                     r"(?<=with )(\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b")
+THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T\b|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs)\b"
+                     r"(?=[^.]{0,40}\b(?:HT|SMT|hyper-?thread\w*|socket|NUMA|node)\b))|"
+                     r"(?<=with )(\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b|"
+                     r"(?<=_[ \t]\()(\d{1,4}[ \t]CPU)(?=\))")  # sysstat's "_x86_64_ (8 CPU)"
+# sysstat's header (mpstat, sar, iostat): "Linux 5.4.0-52-generic (host1) ... _x86_64_ (8 CPU)"
+SYSSTAT = re.compile(r"^[ \t]*Linux[ \t]+([2-7]\.[\w.+~-]{1,60})[ \t]+\(([\w.-]{1,64})\)"
+                     r"[^\n]{0,60}?[ \t]_(\w{3,12})_[ \t]+\((\d{1,4}[ \t]CPU)\)")
+# "a 4 sockets machine", "a dual socket AMD EPYC"
+SOCKETS = re.compile(r"(?i)\b((?:\d{1,2}|single|dual|two|quad|four|eight)[ -]sockets?)\b")
+# "root@rzv2h-evk-alpha:~#", "root@OpenWrt:~#": a prompt's host that names the board or OS
+BOARD_HOST = re.compile(r"(?i)evk|devkit|zcu\d|rpi\d|raspberrypi|jetson|rk3\d{3}|bananapi|"
+                        r"bpi-|orangepi|beagle|nanopi|odroid|rzv2|rzg2|rzg3|salvator|ulcb|"
+                        r"apalis|colibri|verdin|stm32mp|imx\d")
+OS_HOST = re.compile(r"(?i)^(?:openwrt|lede|ubuntu|debian|fedora|archlinux|alpine|centos|rocky)$")
+# uname's "#28~18.04.1-Ubuntu", a "-MANJARO" kernel: the distribution that built it
+KERNEL_OS = re.compile(r"~(\d{2}\.\d{2}(?:\.\d)?-Ubuntu)\b|-(MANJARO)\b")
 # a model-number word: the candidates looked up in the NIC gazetteer
 WORD_EDGE = str.maketrans({c: " " for c in "()[]{},;:\"'<>"})
 MAX_LINE = 400
@@ -230,9 +253,18 @@ def _shaped(text: str) -> list[Fact]:
         facts: list[Fact] = [("kernel", m.group(2), m.group(2), m.group(1), True)]
         if m.group(3):
             facts.append(("arch", m.group(3), m.group(3), m.group(1), True))
+        if os := KERNEL_OS.search(text):
+            name = next(g for g in os.groups() if g)
+            facts.append(("os", name, name, m.group(1), True))
         return facts
+    if "CPU)" in text and (m := SYSSTAT.match(text)):
+        return [("kernel", m.group(1), m.group(1), m.group(2), True),
+                ("arch", m.group(3), m.group(3), m.group(2), True),
+                ("threads", m.group(4), m.group(4), m.group(2), True)]
     if "ink is" in text and (m := LINK_UP.search(text)):
         return [("link", m.group(1), _value("link", m.group(1)), None, True)]
+    if ("#" in text or "$" in text) and (prompt := _prompt_platform(text)):
+        return prompt
     return []
 
 
@@ -240,19 +272,38 @@ def _by_shape(text: str) -> list[Fact]:
     """Facts a regex reads on any line: links, kernels, architectures, core counts."""
     out: list[Fact] = []
     for m in LINK_WORDS.finditer(text):
-        if m.group(2) and "controller" in text:
+        if m.group(3) and "controller" in text:
             continue  # "USB controller: ... USB 3.0 xHCI": a controller, not the link
-        span = m.group(1) or m.group(2)
-        out.append(("link", span, _value("link", span) if m.group(1) else span, None, False))
+        span = m.group(1) or m.group(2) or m.group(3)
+        out.append(("link", span, span if m.group(3) else _value("link", span), None, False))
     for m in KERNEL.finditer(text):
-        span = (m.group(1) or m.group(2) or m.group(3)).rstrip(".")
+        span = next(g for g in m.groups() if g).rstrip(".")
         out.append(("kernel", span, span, None, False))
+        if os := KERNEL_OS.search(span):
+            name = next(g for g in os.groups() if g)
+            out.append(("os", name, name, None, False))
     for m in ARCH.finditer(text):
-        out.append(("arch", m.group(1), m.group(1), None, False))
-    for m in THREADS.finditer(text):
         span = m.group(1) or m.group(2)
+        out.append(("arch", span, span, None, False))
+    for m in THREADS.finditer(text):
+        span = next(g for g in m.groups() if g)
         out.append(("threads", span, span, None, False))
+    for m in SOCKETS.finditer(text):
+        out.append(("sockets", m.group(1), m.group(1), None, False))
     return out
+
+
+def _prompt_platform(text: str) -> list[Fact]:
+    """The board or OS a shell prompt's host names ("root@OpenWrt:~# iperf3 -c ...")."""
+    m = PROMPT.match(text)
+    if m is None:
+        return []
+    host = m.group(1)
+    if OS_HOST.match(host):
+        return [("os", host, host, None, True)]
+    if BOARD_HOST.search(host):
+        return [("board", host, host, None, True)]
+    return []
 
 
 def _candidate(text: str) -> str | None:
@@ -261,10 +312,13 @@ def _candidate(text: str) -> str | None:
     if BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER):
         return "words"
     words = set(text.lower().translate(WORD_EDGE).split())
-    if not words.isdisjoint(platform_words()):
-        return "words"
+    if not words.isdisjoint(platform_words()) or \
+            not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_words()):
+        return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
     if any(c.isdigit() for c in text) and _bare_models(text):
         return "words"
+    if ("#" in text or "$" in text) and PROMPT.match(text):
+        return "shape"  # a shell prompt may name the board
     return "shape" if any(w in text for w in SHAPE_WORDS) else None
 
 
@@ -295,6 +349,8 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
             continue
         if NOT_SETUP.search(text):
             continue
+        if text.rstrip().endswith("Link is Up -") and i + 1 < len(doc):
+            text = text.rstrip() + " " + doc.text(i + 1).strip()  # a wrapped boot log line
         if shaped := _shaped(text):
             found[i] = shaped
         elif how == "shape":
@@ -326,9 +382,10 @@ def _without_nic_speeds(facts: list[Fact], text: str) -> list[Fact]:
         return facts
     out = []
     for f in facts:
-        if f[0] == "link" and any(re.search(re.escape(f[1]) + r"[ \t]+" + re.escape(n), text) or
-                                  re.search(re.escape(n) + r"[ \t]+" + re.escape(f[1]), text)
-                                  for n in nics):
+        if f[0] == "link" and not re.search(re.escape(f[1]) + r"[ \t]+(?:link|connection)\b",
+                                            text) and any(
+                re.search(re.escape(f[1]) + r"[ \t]+" + re.escape(n), text) or
+                re.search(re.escape(n) + r"[ \t]+" + re.escape(f[1]), text) for n in nics):
             continue
         out.append(f)
     return out
@@ -342,13 +399,16 @@ def _near_host_line(doc: Document, i: int, found: dict[int, list[Fact]]) -> bool
 
 @cache
 def platform_words() -> frozenset[str]:
-    """The first word of every platform phrase, lowercase: a line holding none names none."""
-    return frozenset(p.lower().split()[0] for _, p in platform_phrases())
+    """The first word of every platform phrase and the makers, lowercase: a line holding
+    none names none."""
+    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS)
 
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
 SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
-               " v5.", " v6.", " v4.", "cores", "CPUs", "threads", "C/")
+               " v5.", " v6.", " v4.", "cores", "CPUs", "threads", "C/", "socket", " connection",
+               " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
+               "- 4.", "- 5.", "- 6.", " CPU)")
 
 
 def _host_of(text: str) -> str | None:

@@ -26,10 +26,11 @@ STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", 
           "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
           "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
           r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-", "MLX", "DWMAC",
-          "KSZ", "IPQ", "AQC"]
+          "KSZ", "IPQ", "AQC", r"EVK\b", r"(?<![A-Za-z])ICE\b", r"E[357]-\d{4}", r"Dell\b",
+          "ASRock", "Supermicro", "Lenovo", "GIGABYTE"]
 # (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
 STRONG_LOWER = ("mlx", "ixgbe", "i40e", "veth", "dwmac", "stmmac", "ethqos", "gbeth", "ath1",
-                "iwl", "qca", "ar71xx", "ath79", "ramips", "imx")
+                "iwl", "qca", "ar71xx", "ath79", "ramips", "imx", "evk", "devkit")
 # A neighbour of such a line is read when it holds one of these (kernel, memory, link).
 WEAK_WORDS = ("ernel", "emory", "RAM", "-rc", "MB", "GB", "MiB", "GiB", "G ", "G,", "MHz",
               "Linux", "igc", "igb", "virtio", "NIC", "SoC", "GbE", "Gb", "DDR")
@@ -170,6 +171,11 @@ def _s(name: str, op: str | None = None) -> dict[str, Any]:
 MEMORY_WORDS = ["ram", "memory", "ddr3", "ddr4", "ddr5", "lpddr4", "lpddr4x", "lpddr5", "ecc"]
 
 
+# makers of boards, machines and routers: "Dell XPS 13", "ASRock QC5000-ITX/PH"
+MAKERS = ["asrock", "gigabyte", "msi", "supermicro", "dell", "hpe", "lenovo", "tp-link", "linksys",
+          "asus", "zyxel", "mikrotik", "ubiquiti", "xiaomi", "gl.inet", "avm", "fritz!box"]
+
+
 VENDOR = {"LOWER": {"IN": ["intel", "mellanox", "nvidia", "broadcom", "marvell", "realtek",
                            "chelsio", "solarflare", "netronome", "qlogic", "mediatek",
                            "qualcomm", "atheros", "aquantia", "microchip", "micrel", "ti",
@@ -190,11 +196,15 @@ def _patterns() -> list[dict[str, Any]]:
         ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
         # "Xeon 1225 V6", "a Xeon E5-2690 box": the family without the vendor
         ("cpu", [{"TEXT": {"REGEX": r"^Xeon(?:\(R\))?$"}}, _s("intel_model", op="{1,3}")]),
+        # "my CPU E5-1650 v4 @ 3.60GHz": a Xeon model without its family
+        ("cpu", [{"TEXT": {"REGEX": r"^E[357]-\d{4}\w{0,3}$"}},
+                 {"TEXT": {"REGEX": r"^v\d$"}, "OP": "?"}, {"ORTH": "@", "OP": "?"},
+                 _s("ghz", op="?")]),
+        # "a ConnectX 5 100G link", "ICE" (the ice driver, as people write it)
+        ("nic", [{"LOWER": "connectx"}, {"TEXT": {"REGEX": r"^[3-8](?:Lx|Dx|lx|dx)?$"}}]),
+        ("nic", [{"ORTH": "ICE"}]),
         # "ASRock QC5000-ITX/PH", "Supermicro SYS-1028R-TDW", "Dell R740": maker and model
-        ("board", [{"LOWER": {"IN": ["asrock", "gigabyte", "msi", "supermicro", "dell", "hpe",
-                                     "lenovo", "tp-link", "linksys", "asus", "zyxel",
-                                     "mikrotik", "ubiquiti", "xiaomi", "gl.inet", "avm",
-                                     "fritz!box"]}},
+        ("board", [{"LOWER": {"IN": MAKERS}},
                    {"TEXT": {"REGEX": r"^(?=[\w./-]*\d)[A-Za-z0-9][\w./+-]{1,30}$"}},
                    {"TEXT": {"REGEX": r"^(?:v\d{1,2}|[A-Z]\d{0,3}|Pro|Plus)$"}, "OP": "?"}]),
         # "B650 AORUS ELITE", "X670E TUF GAMING": a motherboard by chipset and line
@@ -227,6 +237,9 @@ def _patterns() -> list[dict[str, Any]]:
                     {"ORTH": ":", "OP": "?"}, _s("num"), _s("size_unit")]),
         ("memory", [_s("size_glued"), {"LOWER": {"IN": MEMORY_WORDS}}]),
         ("memory", [_s("num"), _s("size_unit"), {"LOWER": {"IN": MEMORY_WORDS}}]),
+        # "128 GB of ECC RAM"
+        ("memory", [_s("num"), _s("size_unit"), {"LOWER": "of"}, {"LOWER": {"IN": MEMORY_WORDS}},
+                    {"LOWER": {"IN": MEMORY_WORDS}, "OP": "?"}]),
         ("size", [_s("num"), _s("size_mb")]),
         ("kernel", [_s("kver_rc")]),
         ("kernel", [_s("kver_v")]),
@@ -239,6 +252,14 @@ def _patterns() -> list[dict[str, Any]]:
         ("os", [{"LOWER": "red"}, {"LOWER": "hat"}, {"LOWER": "enterprise"}, {"LOWER": "linux"},
                 _s("os_version")]),
         ("board", [{"LOWER": "pc"}, {"LOWER": "engines"}, _s("apu", op="?")]),
+        # "Dell XPS 13", "Dell Salomon WD19 docking station": a maker's product line
+        ("board", [{"LOWER": {"IN": MAKERS}},
+                   {"LOWER": {"IN": ["xps", "latitude", "precision", "optiplex", "poweredge",
+                                     "inspiron", "vostro", "salomon", "thinkcentre", "elitebook",
+                                     "proliant", "nuc"]}},
+                   _s("board_model", op="{0,2}"),
+                   {"LOWER": {"IN": ["docking", "dock"]}, "OP": "?"},
+                   {"LOWER": "station", "OP": "?"}]),
         ("board", [_s("board")]),
         ("board", [{"LOWER": "banana"}, {"LOWER": "pi"}, _s("bpi", op="?")]),
         ("board", [{"LOWER": "raspberry"}, {"LOWER": "pi"}, _s("rpi", op="?"),
