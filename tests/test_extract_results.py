@@ -95,6 +95,15 @@ xdp_redirect alone does 3.5 Mpps.
     "+\t/* from 1Mbps to 100Kbps */",
     "The PHY offers 1Mbps, 2Mbps, 6Mbps and 54Mbps rates.",
     "The current scheme gets 0.5 to 1 Mpps more than the new one.",
+    # device dumps, whatever their field's name; a PHY rate; an offered load
+    "\trx bitrate:     6.0 MBit/s",
+    "\trx duration:    40567184 us",
+    "\t\tMax no snoop latency: 0ns",
+    "Port 3: 0000.0203 5Gbps power U0 Enable Connect",
+    "clocksource: MIPS: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 4932285024 ns",
+    "Management frames are sent out at 1Mbit/s with this firmware.",
+    "The phone gets datarates of 866Mbps on this AP.",
+    "Packet loss is now at around 16% at 455kpps on that box.",
     # a threshold and a hypothetical
     "Batching helps a lot when the rate is below 300pps for one flow.",
     "Receiving at line speed, you'll end up forwarding 25 Gbps of it and dropping the rest.",

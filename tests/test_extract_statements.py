@@ -82,6 +82,9 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
     # two percents before one effect word (typo and all)
     ("On the two platforms we saw 64% and 41% regresson.", [(64.0, "regression"),
                                                            (41.0, "regression")]),
+    # a range "from A% to B%" is one effect, its middle
+    ("The new helper is faster, with the gain varying from 4% to 96% by case.",
+     [(50.0, "improvement")]),
     # "changed from A% to B%": the effect is B now
     ("With more clients the regression is changed from 58.5% to 61.2%",
      [(61.2, "regression")]),

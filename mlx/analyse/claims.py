@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from mlx.extract.conditions import SHA, effective_conditions, extends
+from mlx.extract.statements import NAMES_CHANGE, REPLY
 from mlx.rows import ClaimRow
 
 NOISE_PCT = 1.0  # |delta| below this is no change
@@ -318,7 +319,7 @@ def _direction(verdict_value: Any) -> str | None:
 VALUE_WITH_UNIT = re.compile(r"\d[ \t]?(?:[KMGTkmg]?(?:bps|bits?/s)|[KMG]?B/s|[kKmMG]?pps)\b")
 # a patch that ends a loss: its motivation names the loss ("can lead to a performance drop")
 FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|don't|do not|"
-                   r"stop|reduce)\b")
+                   r"stop|reduce|remove|drop|eliminate)\b")
 # ... unless the sentence says the change itself costs it
 CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\w* "
                     r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)")
@@ -334,6 +335,10 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
         return []
     titles = titles or {}
     thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
+    # a patch's own posting (no reply) describes the problem it addresses
+    postings = {u for u, subj, pid in zip(messages.uid, messages.get("subject", messages.uid),
+                                          messages.get("patch_id", messages.uid), strict=True)
+                if isinstance(subj, str) and not REPLY.match(subj) and not pd.isna(pid)}
     # the signed gains of measured pairs, by message (with their lines) and by thread
     by_uid: dict[Any, list[tuple[set[int], float]]] = {}
     by_thread: dict[Any, list[float]] = {}
@@ -360,9 +365,11 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                 any(0 <= (n or 0) - row.line_no <= 8 for n in lines) for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
-        if verdict_ == "regression" and pd.isna(row.stated_pct) and \
-                FIXES.search(titles.get(row.uid) or "") and not CAUSED.search(row.text):
-            verdict_ = "improvement"  # a fix's motivation: the loss it ends
+        if verdict_ == "regression" and pd.isna(row.stated_pct) and not CAUSED.search(row.text) \
+                and (FIXES.search(titles.get(row.uid) or "") or (
+                    row.uid in postings and not NAMES_CHANGE.search(row.text))):
+            # a fix's motivation, or the problem a posting describes: the loss it ends
+            verdict_ = "improvement"
         out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
                     "patched_line_no": row.line_no})

@@ -28,6 +28,7 @@ HUNK_START = ("diff --git ", "@@ -")
 # "  12.7" then "Gbits/sec": a lone unit line continues the value above it
 LONE_UNIT = re.compile(r"^[ \t]*(?:[KMGT]?bits/sec|[KMGT]bps|[KMGT]bit/s|[kKmMG]pps)[ \t]*[.,;]?$")
 ENDS_WITH_NUMBER = re.compile(r"\d(?:\.\d+)?[ \t]*$")
+FOOTER_RULE = re.compile(r"^_{20,}[ \t]*$")
 SIGNATURE_LINES = 8  # a signature is short: more lines after "-- " are a message's own text
 # "  - net-next (baseline):"  "* idle link:"  "1. with the patch"  "a) ..."
 BULLET = re.compile(r"^([ \t]*)(?:[-*+\u2022o][ \t]+|\(?(?:\d{1,2}|[a-z])[.)][ \t]+)?")
@@ -99,14 +100,22 @@ def _join_wraps(split: list[tuple[int, str]]) -> list[tuple[int, str]]:
 
 def _mark_signature(lines: list[Line]) -> list[Line]:
     """Mark the lines after the last signature separator ("-- ") of own text, when few
-    lines follow it ("FTTP is here! 80Mbps down 10Mbps up." is no measurement)."""
-    for k in range(len(lines) - 1, max(-1, len(lines) - SIGNATURE_LINES - 2), -1):
+    lines follow it ("FTTP is here! 80Mbps down 10Mbps up." is no measurement), and a
+    mailing list's footer ("_____" over "openwrt-devel mailing list") below it."""
+    end = len(lines)
+    for k in range(len(lines) - 1, max(-1, len(lines) - 8), -1):
+        if FOOTER_RULE.match(lines[k].text) and any(
+                "mailing list" in ln.text for ln in lines[k + 1:k + 3]):
+            end = k  # the list's footer: no one's text
+            break
+    last = next((k for k in range(end - 1, -1, -1) if lines[k].text.strip()), -1)
+    for k in range(last, max(-1, last - SIGNATURE_LINES - 1), -1):
         if lines[k].depth == 0 and lines[k].text in ("-- ", "--") and not lines[k].in_diff:
-            rest = [ln for ln in lines[k + 1:] if ln.text.strip()]
+            rest = [ln for ln in lines[k + 1:end] if ln.text.strip()]
             if 0 < len(rest) <= SIGNATURE_LINES and all(ln.depth == 0 for ln in rest):
                 return lines[:k + 1] + [replace(ln, in_signature=True) for ln in lines[k + 1:]]
             break
-    return lines
+    return lines[:end] + [replace(ln, in_signature=True) for ln in lines[end:]]
 
 
 def _mark_diffs(split: list[tuple[int, str]]) -> list[Line]:

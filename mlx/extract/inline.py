@@ -91,13 +91,22 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"requirement|configured|set to|limit(?:ed)? to|cap(?:ped)? at|"
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
-                          r"transmit(?:s|ting)? at|clocksource|max_idle|you'll|you will|"
+                          r"transmit(?:s|ting)? at|sent (?:out )?at|clocksource|max_idle|"
+                          r"data ?rates?|div(?:ided by)?|you'll|you will|"
                           r"end up|"
                           r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
 DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
                          r"gain|drop|increase|decrease|improvement|regression|above|below)\b")
+# fields of device dumps, whatever stands before their colon: iw's "rx bitrate:" and "rx
+# duration:", lspci's "Max no snoop latency: 0ns", lsusb's "Port 1: 0000.0200 5Gbps power",
+# the clocksource's "max_idle_ns: 4932285024 ns"
+DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
+                        r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
+                        r"\bcan operate at\b|\bSuperSpeed[ \t]*\(")
+# "16% at 455kpps": the rate a loss was seen at is the offered load
+AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$")
 # "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
 # to exceed 31 Mpps", "higher than ~31 Mpps", "from at least 10MB/s" are what was seen)
 THRESHOLD_BEFORE = re.compile(r"(?i)\b(?:below|above|under|exceed(?:s|ing)|less than|at most)"
@@ -246,6 +255,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     line = text[a:b]
     if line.count("|") >= 2 or CODE.search(line):
         return False  # a diagram or a table the table reader did not take, or code
+    if DUMP_FIELD.search(line):
+        return False  # a field of iw's, lspci's, lsusb's or the clocksource's dump
     colon = text.rfind(":", a, start)  # "net-next + SIT flowtable support: ~148 Gbps"
     if NOT_MEASURED.search(line[colon - a + 1:] if colon >= 0 and start - colon < 24 else line):
         return False  # a capacity line
@@ -253,7 +264,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
-    if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]):
+    if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
+            AT_RATE.search(text[max(0, start - 12):start]):
         return False  # "it improves a lot when pps is below 400pps": a threshold
     if NOT_A_RESULT.search(_clause(text, start, end)):
         return False

@@ -169,8 +169,8 @@ def nlp() -> Any:
         ])
         # "provides an improvement in performance", "the performance drop is significant"
         perf = {"LOWER": {"REGEX": PERF_NOUN.pattern.replace("(?i)", "")}}
-        effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ement|ements)|regress(?:ed|ion|"
-                                          r"ions)|degrad(?:es|ed|ation)|boost(?:s|ed)?|"
+        effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ing|ement|ements)|regress(?:ed|ing|"
+                                          r"ion|ions)|degrad(?:es|ed|ing|ation)|boost(?:s|ed|ing)?|"
                                           r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
                                           r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
                                           r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
@@ -227,6 +227,10 @@ FROM_TO_PCT = re.compile(r"(?i)\b(?:chang|increas|decreas|went|go|goes|grew|rose
                          r"mov|climb|shrank|shrunk)\w*[ \t\n]+from[ \t\n]+~?"
                          r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%[ \t\n]+to[ \t\n]+~?"
                          r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+# "varying greatly from 5% to 2500%", "range from 5% to 2500% faster": one effect, its middle
+VARY_RANGE = re.compile(r"(?i)\b(?:var|rang)\w*[ \t\n]+(?:\w+[ \t\n]+)?from[ \t\n]+~?"
+                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t\n]+to[ \t\n]+~?"
+                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 # "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
 PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
@@ -395,6 +399,9 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
         if pct is not None and (m := FROM_TO_PCT.search(sent.text)) and \
                 float(m.group(1)) == abs(pct):
             pct = float(m.group(2))  # "the regression is changed from 69.4% to 73.7%"
+        elif pct is not None and (m := VARY_RANGE.search(sent.text)) and \
+                abs(pct) in (float(m.group(1)), float(m.group(2))):
+            pct = (float(m.group(1)) + float(m.group(2))) / 2  # "ranging from 5% to 2500%"
         if pct is not None:
             for r in RANGE.finditer(sent.text):  # "5% to 2500%": one effect, its middle
                 if abs(pct) in (float(r.group(1)), float(r.group(2))):
