@@ -29,7 +29,7 @@ EFFECT_STEMS = ("improv", "regress", "faster", "slow", "speed", "better", "worse
 BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad", "boost",
               "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead", "doubl",
               "twice", "identical", "difference", "igher with", "etter with", "ower with",
-              "orse with", "aster with", "the same")
+              "orse with", "aster with", "same within", "within the noise", "within noise")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
 SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)"
@@ -71,9 +71,15 @@ PERF_WORDS = ("erformance", "hroughput", "andwidth", "atency", "peed", "pps", "C
               "verhead", "jitter", "RTT", "rtt")
 
 
+# SIZE in two halves, the word half tried only where its words stand (C-speed tests first)
+SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b")
+FACTOR_STEMS = ("oubl", "OUBL", "wice", "WICE", "ripl", "RIPL")
+
+
 def sized(text: str) -> bool:
     """Does the text state the size of an effect: a percent, "2x", "a big improvement"?"""
-    return SIZE.search(text) is not None or (
+    return SIZE_NUMBER.search(text) is not None or (
+        any(w in text for w in FACTOR_STEMS) and SIZE.search(text) is not None) or (
         any(n in text for n in NOUNS) and ADJECTIVE.search(text) is not None)
 
 
@@ -231,6 +237,8 @@ FROM_TO_PCT = re.compile(r"(?i)\b(?:chang|increas|decreas|went|go|goes|grew|rose
 VARY_RANGE = re.compile(r"(?i)\b(?:var|rang)\w*[ \t\n]+(?:\w+[ \t\n]+)?from[ \t\n]+~?"
                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t\n]+to[ \t\n]+~?"
                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+COMPARED_WORDS = ("higher with", "better with", "lower with", "worse with", "faster with",
+                  "slower with")
 # "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
 PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
 # "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
@@ -331,7 +339,8 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
         low = para.lower()
         if (any(w in low for w in EFFECT_STEMS) and stated(para) and EFFECT_WORDS.search(para)) \
                 or (("identical" in low or "difference" in low or "same" in low) and
-                    NO_CHANGE.search(para)) or (" with" in low and COMPARED.search(para)):
+                    NO_CHANGE.search(para)) or (any(w in low for w in COMPARED_WORDS) and
+                                                COMPARED.search(para)):
             out += _runs(para, line)
         if m is None:
             break
@@ -371,7 +380,7 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     cut = body.find("\ndiff --git ")
     head = body if cut < 0 else body[:cut]
     if not any(w in head for w in BODY_WORDS) or not (
-            SIZE.search(head) or any(w in head for w in PERF_WORDS) or NO_CHANGE.search(head)):
+            any(w in head for w in PERF_WORDS) or sized(head) or NO_CHANGE.search(head)):
         return out
     paras = _paragraphs(head)[:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change

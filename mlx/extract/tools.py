@@ -80,7 +80,8 @@ class ToolReader:
             self.mode = "nstat"
         elif OPENSSL_LEGEND in text:
             self.mode, self.left = "openssl", 4
-        elif (cols := _unit_columns(text)):
+        elif ("ps " in text or "/s" in text or text.endswith("ps")) and \
+                (cols := _unit_columns(text)):  # the cheap test first: most lines name no unit
             self.mode, self.columns, self.left = "columns", cols, 0
 
     # each reads one line of its block: its values, or None when the line is none of it
