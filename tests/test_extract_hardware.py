@@ -212,6 +212,22 @@ def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
     assert extract_hardware(text) == []
 
 
+@pytest.mark.parametrize("text, subject", [
+    # patch titles listed in a cover letter or a pull request, a maintainer's "Applied"
+    ("Kalle Valo (2):\n  a7368c395fc3 ath10k: Add wmi tlv vdev subtype for QCA9888\n"
+     "  ath10k: Fix rate table for QCA6174\n", "[PULL] ath-next 2020-03-01"),
+    ("Applied to ath-next branch of the ath10k tree, tested on QCA9984.", "Re: [PATCH] ath10k: x"),
+    # the spec list of a device a patch adds
+    ("Specs of the new board:\n- CPU: MT7621A\n- WiFi: MT7615N 5GHz\n\nTested on it.",
+     "[PATCH] ramips: add support for Foo Router X1"),
+    # a tool's version is no kernel, a firmware's is none either
+    ("Tested with autoconf-2.69 and firmware 10.4-3.5.3-00057 on my box.", None),
+])
+def test_no_setup_from_titles_specs_and_versions(text: str, subject) -> None:
+    setup = [(k, t) for k, t, role in facts(text, subject) if role == "setup"]
+    assert not [f for f in setup if f[0] in ("wifi", "nic", "cpu", "kernel")], setup
+
+
 def test_spec_sheet_is_the_subject() -> None:
     text = "Specifications:\n\n- MT7628NN @ 580 MHz\n- 64 MB RAM\n- 5x 10/100 Mbps Ethernet\n"
     assert {role for _, _, role in facts(text, "[PATCH] ramips: add support for Foo R1")} \

@@ -64,8 +64,14 @@ MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bi
                       r"wan|lan|phy|full|half|/))")
 # a patch's title in a cover letter or a pull request names what the patch is about
 # ("ramips: remove wan_mac setup ...": a lowercase subsystem, then a lowercase verb)
-TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?[a-z0-9][\w./-]{1,30}: "
-                        r"(?:[\w./-]{2,30}: )*[a-z]{2,}\b")
+TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+)?"
+                        r"([a-z0-9][\w./-]{1,30}): "
+                        r"(?:[\w./-]{2,30}: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
+# a patch adding a device or board, and the lines of its spec list
+DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b")
+SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
+                        r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
+                        r"Serial|UART|Power|Antennas?|PHY)[ \t]*(?:\d[ \t]*)?[:=]")
 # "Specifications:": the lines under it describe a device a patch supports
 SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|features)"
                        r"[ \t]*:?[ \t]*$")
@@ -76,6 +82,9 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
+                       # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
+                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|"
+                       r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"
                        r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
                        r"/[\w/.-]+|\bCC \[M\]|^[ \t]*(?:LD|CC|AR)[ \t]")
@@ -93,7 +102,9 @@ KERNEL = re.compile(
     # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz")
     r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|mainline|tested on|"
     r"tested with)\b[^\n]{0,25}?"
-    r"\bv?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])(?![ \t]?[GM]Hz)|"
+    r"(?:(?<![\w.-])|(?<=linux-)|(?<=kernel-))"
+    r"v?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])"
+    r"(?![ \t]?[GM]Hz)|"
     # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag)
     r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?)"
     r"(?![\w.-])|"
@@ -440,13 +451,17 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
     measured = [i for i, line in enumerate(doc.lines) if MEASURED.search(line.text)]
     subject_low = (subject or "").lower()
     patch = "patch" in subject_low and not subject_low.startswith(("re:", "aw:", "sv:"))
+    # "[PATCH] ramips: add support for Foo": its "CPU: MT7620A" lines list the device added
+    device_patch = patch and DEVICE_SUPPORT.search(subject_low) is not None
     for i in sorted(found):
         line: Line = doc.lines[i]
         text = line.text
         host = _line_host(i, doc, found)
         facts = found[i]
         host_line = host is not None and ("," in text or len(facts) > 1)
-        spec = TITLE_LINE.match(text) is not None or _under_spec(doc, i)
+        title = TITLE_LINE.match(text)
+        spec = (title is not None and title.group(1).lower() not in FIELDS) or \
+            _under_spec(doc, i) or (device_patch and SPEC_FIELD.match(text) is not None)
         cue = host is not None or DMESG.match(text) is not None or (not spec and _cue_near(doc, i))
         near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
                                 for j in measured)
