@@ -19,3 +19,30 @@ def split_quote(line: str) -> tuple[int, str]:
     """(quote depth, text without the prefix) of one line."""
     prefix = quote_prefix(line)
     return prefix.count(">"), line[len(prefix):]
+
+
+# "commit 8b42a260ed8f..." over "Author: ...": a commit pasted from git log or a commit
+# notification, its message indented by four blanks
+COMMIT_HEADER = re.compile(r"^commit [0-9a-f]{40}\b")
+COMMIT_FIELD = re.compile(r"^(?:Author|AuthorDate|Commit|CommitDate|Date|Merge):")
+
+
+def pasted_commits(lines: list[str]) -> set[int]:
+    """Indexes of the lines of commits pasted into a body (their header and their indented
+    message): someone else's text, as if quoted."""
+    out: set[int] = set()
+    i = 0
+    while i < len(lines):
+        if not (COMMIT_HEADER.match(lines[i]) and i + 1 < len(lines)
+                and COMMIT_FIELD.match(lines[i + 1])):
+            i += 1
+            continue
+        out.add(i)
+        i += 1
+        while i < len(lines) and COMMIT_FIELD.match(lines[i]):
+            out.add(i)
+            i += 1
+        while i < len(lines) and (not lines[i].strip() or lines[i][:4].isspace()):
+            out.add(i)  # the message, indented (blanks or no-break spaces), its blank lines
+            i += 1
+    return out

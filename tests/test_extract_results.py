@@ -182,3 +182,28 @@ def test_bulleted_labels() -> None:
             "- After this change:\n=== 1in1 TCP_STREAM: 120.00 Mbits/sec ===\n")
     assert [(r.label, r.condition) for r in extract_results(text)] == [
         ("Before this change", "baseline"), ("After this change", "patched")]
+
+
+def test_pasted_commit_is_quoted() -> None:
+    """A commit pasted below a question (git log, a commit notification) is another
+    author's text: its values are quoted, never the sender's."""
+    body = """\
+Does this work on 23.05 too? I get an error.
+
+someone pushed a commit to openwrt/openwrt.git, branch main:
+
+commit 0123456789abcdef0123456789abcdef01234567
+Author: Ann Other <ann@example.org>
+AuthorDate: Mon Jul 2 10:23:44 2018 +0200
+
+    foo: make bar dynamic
+
+    Before: 310 Mbps
+    After:  450 Mbps
+
+    Signed-off-by: Ann Other <ann@example.org>
+
+Thanks
+"""
+    rows = extract_results(body)
+    assert [(r.value_norm, r.quoted) for r in rows] == [(310.0, True), (450.0, True)]

@@ -97,3 +97,11 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
 def test_more_statement_shapes(text: str, expected: list) -> None:
     got = [(s.stated_pct, s.direction) for s in extract_statements(text)]
     assert sorted(got, key=str) == sorted(expected, key=str)
+
+
+def test_pasted_commit_statement_is_quoted() -> None:
+    body = ("Is this in 23.05?\n\ncommit 0123456789abcdef0123456789abcdef01234567\n"
+            "Author: Ann Other <ann@example.org>\n\n    foo: batch bar\n\n"
+            "    This improves throughput by 12% on small boxes.\n\nThanks\n")
+    (s,) = extract_statements(body, "Re: foo: batch bar")
+    assert s.quoted and s.stated_pct == 12.0

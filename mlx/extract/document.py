@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mlx.extract import iperf
-from mlx.text import split_quote
+from mlx.text import pasted_commits, split_quote
 
 # no-break and thin spaces that HTML mail clients put into pasted tool output
 SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " "})
@@ -48,7 +48,11 @@ class Document:
     def __init__(self, body: str) -> None:
         if not body.isascii():
             body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
-        split = [split_quote(ln) for ln in body.split("\n")]
+        raw = body.split("\n")
+        split = [split_quote(ln) for ln in raw]
+        if "\ncommit " in body:  # a pasted commit is another author's text: as if quoted
+            pasted = pasted_commits(raw)
+            split = [(max(d, 1), t) if i in pasted else (d, t) for i, (d, t) in enumerate(split)]
         self.lines = _mark_signature(_mark_diffs(_join_wraps(split)))
 
     def __len__(self) -> int:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.text import split_quote
+from mlx.text import pasted_commits, split_quote
 
 EFFECT_WORDS = re.compile(r"(?i)improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
                           r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
@@ -382,6 +382,10 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     if not any(w in head for w in BODY_WORDS) or not (
             any(w in head for w in PERF_WORDS) or sized(head) or NO_CHANGE.search(head)):
         return out
+    if "\ncommit " in head:  # a pasted commit is another author's text: as if quoted
+        pasted = pasted_commits(head.split("\n"))
+        head = "\n".join("> " + ln if i in pasted else ln
+                         for i, ln in enumerate(head.split("\n")))
     paras = _paragraphs(head)[:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not REPLY.match(subject or "")
