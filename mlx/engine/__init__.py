@@ -88,7 +88,7 @@ def task_result(fut: Any) -> Any:
     except Exception as exc:
         if died(exc):
             raise MlxError(f"the worker running the link pass died ({type(exc).__name__}: out "
-                           f"of memory? it needs about 4 KiB per stored message); the "
+                           f"of memory? it needs about 1 KiB per stored message); the "
                            f"messages are stored: run the same command again to link "
                            f"them") from exc
         raise
