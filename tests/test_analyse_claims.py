@@ -70,6 +70,14 @@ def test_verdict(delta: float, metric: str, expected: str) -> None:
     # baseline posted after the patched run
     ("with patch", [("with patch", "patched"), ("without patch", "baseline")], "without patch"),
     ("with patch", [("with patch", "patched")], None),
+    # one baseline, two patched configurations: it is the one naming its configuration's
+    ("With this patch + nft egress", [("Without this patch + tc egress", "baseline"),
+                                      ("With this patch + tc egress", "patched"),
+                                      ("With this patch + nft egress", "patched")], None),
+    ("With this patch + tc egress", [("Without this patch + tc egress", "baseline"),
+                                     ("With this patch + tc egress", "patched"),
+                                     ("With this patch + nft egress", "patched")],
+     "Without this patch + tc egress"),
 ])
 def test_pick_baseline(patched: str, labels: list, baseline) -> None:
     assert pick_baseline(patched, labels) == baseline

@@ -220,6 +220,10 @@ def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
     # the spec list of a device a patch adds
     ("Specs of the new board:\n- CPU: MT7621A\n- WiFi: MT7615N 5GHz\n\nTested on it.",
      "[PATCH] ramips: add support for Foo Router X1"),
+    # OpenWrt build targets named in passing, git am's "Applying:", a bot citing a commit
+    ("I built it for ramips and ath79 and ran iperf3 -c host: 940 Mbits/sec", None),
+    ("Applying: ramips: add support for Mikrotik RBM11G\nTested: 940 Mbits/sec", None),
+    ("The bot is fixing commit: 1a7fecb766c8 ath10k: reset chip after supported check", None),
     # a tool's version is no kernel, a firmware's is none either
     ("Tested with autoconf-2.69 and firmware 10.4-3.5.3-00057 on my box.", None),
 ])

@@ -50,7 +50,9 @@ def test_seed_002_after_qp_repair() -> None:
     ("net-next + patch", "patched"), ("baseline", "baseline"),
     # a version string alone, or both words: no condition
     ("0.0.20180708", None), ("with/without GRO", None),
-    ("Result of iperf3 without trafgen command in step 4", "baseline"),
+    # "without" alone, like "with", names no change: a configuration (background load, NAT)
+    ("Result of iperf3 without trafgen command in step 4", None), ("370 Mbit/s without NAT", None),
+    ("Without:", "baseline"), ("w/o fix (v6.1)", "baseline"),
 ])
 def test_condition(label: str, condition) -> None:
     assert condition_of(label) == condition
@@ -104,6 +106,7 @@ xdp_redirect alone does 3.5 Mpps.
     "Management frames are sent out at 1Mbit/s with this firmware.",
     "The phone gets datarates of 866Mbps on this AP.",
     "Packet loss is now at around 16% at 455kpps on that box.",
+    "wlan0     IEEE 802.11  Mode:Managed  Bit Rate=600 Mb/s   Tx-Power=20 dBm",
     # a threshold and a hypothetical
     "Batching helps a lot when the rate is below 300pps for one flow.",
     "Receiving at line speed, you'll end up forwarding 25 Gbps of it and dropping the rest.",
@@ -207,3 +210,9 @@ Thanks
 """
     rows = extract_results(body)
     assert [(r.value_norm, r.quoted) for r in rows] == [(310.0, True), (450.0, True)]
+
+
+def test_ping_spread_is_no_latency() -> None:
+    rows = extract_results("rtt min/avg/max/mdev = 0.161/0.411/1.267/0.231 ms\n")
+    assert [(r.statistic, r.value_norm) for r in rows] == [("min", 161.0), ("avg", 411.0),
+                                                           ("max", 1267.0)]

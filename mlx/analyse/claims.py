@@ -63,10 +63,13 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
         if best and sum(o == best for o, _, _ in overlap) == 1:
             return next(n for o, _, n in overlap if o == best)
     before = [n for i, n in marked if i < at]
-    if before:
-        return before[-1]
-    if marked:
-        return marked[0][1]
+    base = before[-1] if before else marked[0][1] if marked else None
+    if base is not None:
+        # "With this patch + nft egress" beside "With this patch + tc egress": the one
+        # baseline "Without this patch + tc egress" is the tc run's, not the nft run's
+        others = [n for n, c in labels if c == "patched" and n != patched]
+        mine = len(rest & _rest(base))
+        return None if any(len(_rest(o) & _rest(base)) > mine for o in others) else base
     plain = [n for i, n in unpatched if i < at]
     return plain[-1] if plain else None
 
@@ -365,15 +368,18 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                 any(0 <= (n or 0) - row.line_no <= 8 for n in lines) for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
-        if verdict_ == "regression" and pd.isna(row.stated_pct) and not CAUSED.search(row.text) \
-                and (FIXES.search(titles.get(row.uid) or "") or (
-                    row.uid in postings and not NAMES_CHANGE.search(row.text))):
-            # a fix's motivation, or the problem a posting describes: the loss it ends
-            verdict_ = "improvement"
+        motive = verdict_ == "regression" and pd.isna(row.stated_pct) and \
+            not CAUSED.search(row.text) and (FIXES.search(titles.get(row.uid) or "") or (
+                row.uid in postings and not NAMES_CHANGE.search(row.text)))
+        if motive:
+            verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
         out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
-                    "patched_line_no": row.line_no})
-    return out
+                    "patched_line_no": row.line_no, "motive": motive})
+    # a posting that states its effect too: its problem statement is no claim of its own
+    stating = {c["uid"] for c in out if not c["motive"]}
+    return [{k: v for k, v in c.items() if k != "motive"} for c in out
+            if not (c["motive"] and c["uid"] in stating)]
 
 
 def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[str, Any]]:

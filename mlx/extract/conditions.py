@@ -16,7 +16,8 @@ import re
 CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|revert|"
           r"backport|code|v\d{1,2})")
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
-BASELINE = re.compile(r"(?i)\b(?:before|without|w/o|stock|vanilla|baseline|base|unpatched|"
+BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?\b"
+                      + CHANGE + r"\b)|stock|vanilla|baseline|base|unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"
                       r"default kernel|good (?:commit|kernel|build)|no (?:patch|fix|change)s?)\b|"
                       r"\b[0-9a-f]{7,40}\^|^old\b|"

@@ -67,6 +67,10 @@ MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bi
 TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+)?"
                         r"([a-z0-9][\w./-]{1,30}): "
                         r"(?:[\w./-]{2,30}: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
+# OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
+OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
+                   "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
+                   "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
 # a patch adding a device or board, and the lines of its spec list
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b")
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
@@ -83,7 +87,8 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
-                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|"
+                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|"
+                       r"\bcommit:[ \t]+[0-9a-f]{7,40}\b|"
                        r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"
                        r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
@@ -474,6 +479,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             if setup and not shaped and host is None and _in_subject(span, subject_low) and \
                     (patch or not SETUP_CUE.search(text)):
                 setup = False  # the chip the patch is about, named in its title
+            if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
+                    not SETUP_CUE.search(text):
+                setup = False  # "ramips", "ath79": a build target named, not a machine
             out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))

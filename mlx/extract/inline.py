@@ -104,7 +104,7 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 # the clocksource's "max_idle_ns: 4932285024 ns"
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
-                        r"\bcan operate at\b|\bSuperSpeed[ \t]*\(")
+                        r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]")
 # "16% at 455kpps": the rate a loss was seen at is the offered load
 AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$")
 # "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
@@ -183,8 +183,10 @@ def parse_ping(line: str) -> list[InlineValue]:
         names, values = m.group(1).split("/"), m.group(2).split("/")
         if all(_is_number(v) and float(v) == 0 for v in values):
             return []  # "0.0/0.0/0.0 ms": no reply came back, nothing was measured
+        # mdev and stddev are the spread of the replies, no latency of their own
         return [InlineValue(float(v), m.group(3), test="ping", statistic=n, metric="latency")
-                for n, v in zip(names, values, strict=False) if _is_number(v)]
+                for n, v in zip(names, values, strict=False)
+                if _is_number(v) and n not in ("mdev", "stddev")]
     if m := PING_LOSS.search(line):
         return [InlineValue(float(m.group(1)), "%", test="ping", metric="loss")]
     if m := PING_REPLY.search(line):

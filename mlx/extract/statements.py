@@ -194,7 +194,7 @@ def nlp() -> Any:
     return _NLP
 
 
-NEGATORS = {"without", "no", "not", "never", "nor", "any"}
+NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing"}
 # "Re: [PATCH ...]", "AW:": a reply
 REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|fwd?)\s*(?:\[\d+\])?\s*:")
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
@@ -406,7 +406,8 @@ def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
         if NO_EFFECT.search(sent.text):
             continue
         span = doc[start:end].text
-        if any(t.lower_ in NEGATORS for t in doc[max(sent.start, start - 3):start]):
+        if any(t.lower_ in NEGATORS for t in doc[max(sent.start, start - 3):start]) or \
+                any(t.lower_ == "nothing" for t in doc[max(sent.start, start - 6):start]):
             continue  # "without negative impact on throughput": an effect denied
         pct = _percent(span) if SIZE.search(span) else None
         if pct is not None and (m := FROM_TO_PCT.search(sent.text)) and \
