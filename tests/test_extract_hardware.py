@@ -224,6 +224,10 @@ def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
     ("I built it for ramips and ath79 and ran iperf3 -c host: 940 Mbits/sec", None),
     ("Applying: ramips: add support for Mikrotik RBM11G\nTested: 940 Mbits/sec", None),
     ("The bot is fixing commit: 1a7fecb766c8 ath10k: reset chip after supported check", None),
+    # a test only planned, software named after the chip, a grep pattern
+    ("I would like to setup RF tests for a QCA9377-3 next week.", None),
+    ("Tested with the ath10k firmware from github on my box.", None),
+    ("root@ap:~# dmesg | grep ath10k", None),
     # a tool's version is no kernel, a firmware's is none either
     ("Tested with autoconf-2.69 and firmware 10.4-3.5.3-00057 on my box.", None),
 ])

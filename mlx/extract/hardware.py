@@ -67,6 +67,11 @@ MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bi
 TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+)?"
                         r"([a-z0-9][\w./-]{1,30}): "
                         r"(?:[\w./-]{2,30}: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
+# a test only planned or offered: nothing ran on what the line names yet
+PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
+                     r"I'll (?:test|try|only test)|can set ?up|could test)\b")
+# "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
+SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitory)?)\b"
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
@@ -87,7 +92,7 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
-                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|"
+                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
                        r"\bcommit:[ \t]+[0-9a-f]{7,40}\b|"
                        r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"
@@ -482,6 +487,10 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not SETUP_CUE.search(text):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
+            if setup and not shaped and (PLANNED.search(text) or (
+                    kind in ("wifi", "nic") and re.search(
+                        re.escape(span) + SOFTWARE_AFTER, text) is not None)):
+                setup = False  # "I would like to test a QCA9377", "the ath10k firmware"
             out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
