@@ -106,6 +106,7 @@ xdp_redirect alone does 3.5 Mpps.
     "Management frames are sent out at 1Mbit/s with this firmware.",
     "The phone gets datarates of 866Mbps on this AP.",
     "Packet loss is now at around 16% at 455kpps on that box.",
+    "The generator on ens6f0 transmits 10Mpps towards the DUT.",
     "wlan0     IEEE 802.11  Mode:Managed  Bit Rate=600 Mb/s   Tx-Power=20 dBm",
     # a threshold and a hypothetical
     "Batching helps a lot when the rate is below 300pps for one flow.",

@@ -24,6 +24,9 @@ def test_prose(text: str, pct, direction: str) -> None:
     "This patch improves the error handling.",  # no size stated
     "Use %d in the format string; it is faster to read.",  # "%d" is no percent of an effect
     "diff --git a/x b/x\n+\t/* 2x faster */\n",  # code
+    # a diffstat before the diff
+    " net/foo/Makefile                  |  2 +-\n net/foo/bar.c | 88 ++++++++-------\n"
+    " 2 files changed, 50 insertions(+), 40 deletions(-) which improves nothing\n",
     # a figure cited to doubt it
     "I looked at the profile. But nothing that could explain a -69.4% regression.",
     # a hedge: what seems to have happened to an older version

@@ -58,3 +58,9 @@ Thanks
                              (5, 5118902.0, "pps", "XDP-RX CPU 1"),
                              (6, 10239233.0, "pps", "XDP-RX CPU total")]
     assert {r.label for r in extract_results(body)} == {"2 QUEUES"}
+
+
+def test_unit_borrowed_from_the_next_field() -> None:
+    body = "$ ./ethstats\neth1: portrx: 10021465 rx:  9801207 pps     drop:   220258 pps\n"
+    assert sorted(v for _, v, _, _ in _values(body)) == [220258.0, 9801207.0, 10021465.0]
+    assert ("portrx" in {c for _, _, _, c in _values(body)})

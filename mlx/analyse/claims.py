@@ -325,7 +325,10 @@ FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|do
                    r"stop|reduce|remove|drop|eliminate)\b")
 # ... unless the sentence says the change itself costs it
 CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\w* "
-                    r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)")
+                    r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)|"
+                    # "This increases caching overhead": a posting's "This" is the change
+                    r"^[ \t]*(?:this|it)[ \t]+(?:\w+[ \t]+)?(?:increase|add|introduce|cause|cost|"
+                    r"slow|hurt|degrade)s?\b")
 
 
 def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,

@@ -106,7 +106,7 @@ DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latenc
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
                         r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]")
 # "16% at 455kpps": the rate a loss was seen at is the offered load
-AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$")
+AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$|(?i:\btransmits[ \t]+(?:about[ \t]+|~)?$)")
 # "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
 # to exceed 31 Mpps", "higher than ~31 Mpps", "from at least 10MB/s" are what was seen)
 THRESHOLD_BEFORE = re.compile(r"(?i)\b(?:below|above|under|exceed(?:s|ing)|less than|at most)"
@@ -267,7 +267,7 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
     if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
-            AT_RATE.search(text[max(0, start - 12):start]):
+            AT_RATE.search(text[max(0, start - 18):start]):
         return False  # "it improves a lot when pps is below 400pps": a threshold
     if NOT_A_RESULT.search(_clause(text, start, end)):
         return False

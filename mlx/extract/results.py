@@ -222,6 +222,9 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
             r.iperf.append((i, value))
             continue
         _flush_iperf(r.iperf, out)
+        if borrowed := tools.borrowed_units(text):  # "portrx: 10018143 rx: 9856910 pps"
+            out.add(i, [_row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
+                        for v in borrowed])
         rows = _bare_value(text, r) or _tool_values(i, text, r, depth)
         if rows:
             para.flush()

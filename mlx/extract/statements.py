@@ -355,8 +355,8 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
     for i, raw in enumerate(para.split("\n")):
         depth, text = split_quote(raw)
         text = text.strip()
-        if not text or text.startswith(("diff --git", "@@ ", "+", "-")):
-            continue
+        if not text or text.startswith(("diff --git", "@@ ", "+", "-")) or DIFFSTAT.match(text):
+            continue  # code, and a diffstat's "path | 21 ++++----" lines
         if runs and runs[-1][1] == depth:
             runs[-1][2].append(text)
         else:
@@ -366,6 +366,8 @@ def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
             or COMPARED.search(" ".join(texts))]
 
 
+DIFFSTAT = re.compile(r"^\S.{0,80}?[ \t]\|[ \t]+\d{1,6}(?:[ \t]+[-+]{1,80})?[ \t]*$|"
+                      r"^\d{1,5} files? changed")
 # a pull request or a summary of other patches states no effect of its own
 PULL = re.compile(r"(?i)\[(?:GIT )?PULL\b|\bpull request\b|^(?:re: )?(?:\[[^]]*\] )*[\w-]+ "
                   r"(?:updates|fixes) for\b")

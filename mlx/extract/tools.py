@@ -11,6 +11,9 @@ a packet rate)::
     type             16 bytes     64 bytes    256 bytes
     sha256            4585.64k    10527.10k    18755.07k
 
+A stats line whose first field has no unit beside fields that have one takes theirs
+(``ens6f1: portrx: 10018143 rx:  9856910 pps   drop:   161228 pps``).
+
 Column-aligned output whose header names a unit, as the kernel's XDP samples print it
 (``xdp_rxq_info``): a value is the number standing under the unit's column::
 
@@ -122,3 +125,17 @@ def _unit_columns(text: str) -> list[tuple[int, int, str]]:
     if len(tokens) < 3 or len(tokens) > 12 or any(c.isdigit() for _, _, t in tokens for c in t):
         return []
     return [(s, e, t) for s, e, t in tokens if UNIT_TOKEN.match(t)]
+
+
+# "portrx: 10018143 rx:  9856910 pps": a unit-less field before a field with a unit
+UNITLESS_FIELD = re.compile(
+    r"(?<![\w.])([A-Za-z_][\w-]{0,20}):[ \t]+(\d{1,15})[ \t]+(?=[A-Za-z_][\w-]{0,20}:[ \t]+"
+    r"\d{1,15}(?:\.\d{1,6})?[ \t]?([kKmMG]?pps|[KMG]?bps|[KMG]bits?/s(?:ec)?)(?![\w/]))")
+
+
+def borrowed_units(text: str) -> list[ToolValue]:
+    """Fields of one stats line that print no unit, in the unit of the field after them."""
+    if text.count(":") < 2 or "ps" not in text:
+        return []
+    return [ToolValue(float(m.group(2)), m.group(3), "inline", m.group(1))
+            for m in UNITLESS_FIELD.finditer(text)]
