@@ -226,6 +226,8 @@ def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
     ("The bot is fixing commit: 1a7fecb766c8 ath10k: reset chip after supported check", None),
     # a test only planned, software named after the chip, a grep pattern
     ("I would like to setup RF tests for a QCA9377-3 next week.", None),
+    ("Sorry, I don't have any ConnectX-5 NICs to test with.", None),
+    ("Only compile-tested on arm64 and for the MT7621A target.", None),
     ("Tested with the ath10k firmware from github on my box.", None),
     ("root@ap:~# dmesg | grep ath10k", None),
     # a tool's version is no kernel, a firmware's is none either

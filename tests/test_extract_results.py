@@ -107,6 +107,8 @@ xdp_redirect alone does 3.5 Mpps.
     "The phone gets datarates of 866Mbps on this AP.",
     "Packet loss is now at around 16% at 455kpps on that box.",
     "The generator on ens6f0 transmits 10Mpps towards the DUT.",
+    "Zero-copy performance should be line rate for the ixgbe card on this box, so\n"
+    "somewhere around 15Mpps here.",
     "wlan0     IEEE 802.11  Mode:Managed  Bit Rate=600 Mb/s   Tx-Power=20 dBm",
     # a threshold and a hypothetical
     "Batching helps a lot when the rate is below 300pps for one flow.",

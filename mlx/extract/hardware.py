@@ -67,9 +67,11 @@ MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bi
 TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+)?"
                         r"([a-z0-9][\w./-]{1,30}): "
                         r"(?:[\w./-]{2,30}: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
-# a test only planned or offered: nothing ran on what the line names yet
+# a test only planned, offered, denied or compiled: nothing ran on what the line names
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
-                     r"I'll (?:test|try|only test)|can set ?up|could test)\b")
+                     r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
+                     r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
+                     r"build[- ]tested|only (?:built|compiled))\b")
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitory)?)\b"
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so

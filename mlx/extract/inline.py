@@ -105,6 +105,8 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
                         r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]")
+# "..., so somewhere around 15Mpps": a clause that follows from the one before it
+CONSEQUENCE = re.compile(r"(?i)[ \t]*(?:so|i\.e\.|which is|that is|thus|hence)\b")
 # "16% at 455kpps": the rate a loss was seen at is the offered load
 AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$|(?i:\btransmits[ \t]+(?:about[ \t]+|~)?$)")
 # "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
@@ -269,8 +271,12 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
             AT_RATE.search(text[max(0, start - 18):start]):
         return False  # "it improves a lot when pps is below 400pps": a threshold
-    if NOT_A_RESULT.search(_clause(text, start, end)):
+    clause = _clause(text, start, end)
+    if NOT_A_RESULT.search(clause):
         return False
+    if CONSEQUENCE.match(clause) and (at := text.rfind(clause, 0, start + len(clause))) > 1 and \
+            NOT_A_RESULT.search(_clause(text, at - 2, at - 1)):
+        return False  # "should be line rate for this card, so around 15Mpps": still expected
     # a latency word in the sentence so far (it may have wrapped onto the lines above)
     latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None
     before = text[max(0, start - 2):start].strip()[-1:]
