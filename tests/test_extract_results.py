@@ -219,3 +219,17 @@ def test_ping_spread_is_no_latency() -> None:
     rows = extract_results("rtt min/avg/max/mdev = 0.161/0.411/1.267/0.231 ms\n")
     assert [(r.statistic, r.value_norm) for r in rows] == [("min", 161.0), ("avg", 411.0),
                                                            ("max", 1267.0)]
+
+
+def test_row_labels_under_a_side_are_fields() -> None:
+    """A test script's "baseline ..." rows under "After change:" are fields of the patched
+    side, not a baseline the text pairs itself."""
+    body = """\
+After change:
+   net,mac                                                       [ OK ]
+     baseline (drop from netdev hook):               2061098pps
+     baseline hash (non-ranged entries):             1606741pps
+     set with  1000 full, ranged entries:            1639119pps
+"""
+    rows = extract_results(body)
+    assert {r.condition for r in rows} == {"patched"} and {r.pair for r in rows} == {None}

@@ -582,9 +582,10 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
     if tool == "iperf3" and c.command and " -c" in c.command:
         sender_host = "server" if cmd.get("reverse") else "client"
     pair = r.pair
-    if pair is not None and pair.endswith("block") and r.condition is None and any(
-            lab.condition for lab in c.labels):
-        pair = None  # "Download: / Upload:" under "without the series:": fields, not sides
+    if pair is not None and pair.endswith("block") and any(lab.condition for lab in c.labels):
+        # "Download: / Upload:" under "without the series:", a test script's "baseline hash:"
+        # rows under "After change:": fields of one side, not sides
+        pair = None
     if pair is not None:  # the text paired these itself: its labels are the condition
         label, condition = r.label, r.condition
         inner = [lab.text for lab in c.labels if lab.condition is None][-1:]
