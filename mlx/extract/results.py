@@ -62,6 +62,8 @@ SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
 # "4104882": a number alone on its line
 BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
+# the pair key of a table whose rows are the sides ("before | ..." / "after | ...")
+ROW_SIDES = re.compile(r"\.c\d+$")
 
 
 @dataclass(frozen=True)
@@ -582,7 +584,8 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
     if tool == "iperf3" and c.command and " -c" in c.command:
         sender_host = "server" if cmd.get("reverse") else "client"
     pair = r.pair
-    if pair is not None and pair.endswith("block") and any(lab.condition for lab in c.labels):
+    if pair is not None and (pair.endswith("block") or ROW_SIDES.search(pair)) and any(
+            lab.condition for lab in c.labels):
         # "Download: / Upload:" under "without the series:", a test script's "baseline hash:"
         # rows under "After change:": fields of one side, not sides
         pair = None
