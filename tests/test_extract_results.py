@@ -107,6 +107,10 @@ xdp_redirect alone does 3.5 Mpps.
     "The phone gets datarates of 866Mbps on this AP.",
     "Packet loss is now at around 16% at 455kpps on that box.",
     "The generator on ens6f0 transmits 10Mpps towards the DUT.",
+    "# tc class add dev eth0 parent 1: classid 1:1 htb rate 100kbps",
+    # /proc/interrupts: counters per CPU, whatever a caption says
+    "latency in us\n           CPU0       CPU1\n  8:      75188      75268   MIPS GIC  timer\n"
+    "ERR:          1",
     "Zero-copy performance should be line rate for the ixgbe card on this box, so\n"
     "somewhere around 15Mpps here.",
     "wlan0     IEEE 802.11  Mode:Managed  Bit Rate=600 Mb/s   Tx-Power=20 dBm",

@@ -71,7 +71,7 @@ TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
                      r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
                      r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
-                     r"build[- ]tested|only (?:built|compiled))\b")
+                     r"build[- ]tested|only (?:built|compiled)|would be happy|other tests)\b")
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitory)?)\b"
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
@@ -79,7 +79,9 @@ OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "i
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
                    "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
 # a patch adding a device or board, and the lines of its spec list
-DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b")
+DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
+                            r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
+                            r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
                         r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
                         r"Serial|UART|Power|Antennas?|PHY)[ \t]*(?:\d[ \t]*)?[:=]")
@@ -95,6 +97,8 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
                        r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
+                       # a forwarded message's headers in other languages
+                       r"^[ \t]*(?:Para|Von|Envoy[ée]|Enviado|Asunto|Betreff|Objet|Oggetto)[ \t]*:|"
                        r"\bcommit:[ \t]+[0-9a-f]{7,40}\b|"
                        r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"

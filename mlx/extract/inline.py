@@ -104,7 +104,9 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 # the clocksource's "max_idle_ns: 4932285024 ns"
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
-                        r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]")
+                        r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]|"
+                        # a tc command sets a rate: "tc class add ... htb rate 100kbps"
+                        r"\btc[ \t]+(?:qdisc|class|filter)[ \t]+(?:add|change|replace)\b")
 # "..., so somewhere around 15Mpps": a clause that follows from the one before it
 CONSEQUENCE = re.compile(r"(?i)[ \t]*(?:so|i\.e\.|which is|that is|thus|hence)\b")
 # "16% at 455kpps": the rate a loss was seen at is the offered load

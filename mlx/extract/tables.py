@@ -38,7 +38,7 @@ CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
 # columns whose cells are no measurement
 SKIP_COLUMN = re.compile(r"(?i)delta|diff|change|gain|improv|ratio|speed-?up|\bstd|\bdev\b|"
-                         r"stdev|%|±|\bcpu\b|util|\bsd\b|\bpct\b|percent|regress|loss|err|"
+                         r"stdev|%|±|\bcpu\d*\b|util|\bsd\b|\bpct\b|percent|regress|loss|err|"
                          r"calc|comput|estimat|theor|expect|target")
 NETPERF_UNIT = {"STREAM": "10^6bits/s", "MAERTS": "10^6bits/s", "RR": "trans/s", "CRR": "trans/s"}
 # TCP_RR, UDP_STREAM, TCP_CRR named in a row label or a caption
@@ -167,6 +167,8 @@ class TableReader:
         if any(CELL_UNIT.match(c.text) or VALUE.search(c.text) for c in row) or \
                 row[0].text.startswith(("- ", "* ")):
             return False  # a value or a bullet: a line of a list, not a header
+        if not _is_value(row[-1].text) and any(_is_value(c.text) for c in row[1:-1]):
+            return False  # "8:  75188  75268  MIPS GIC  timer": numbers, then words: data
         words = sum(len(c.text.split()) for c in row)
         return words <= 4 * len(row) and not row[-1].text.endswith((".", ",", "?"))
 
