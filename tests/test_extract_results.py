@@ -107,6 +107,12 @@ xdp_redirect alone does 3.5 Mpps.
     "The phone gets datarates of 866Mbps on this AP.",
     "Packet loss is now at around 16% at 455kpps on that box.",
     "The generator on ens6f0 transmits 10Mpps towards the DUT.",
+    # definitions, worked maxima, PHY rates, an uplink's speed, what would do
+    "Remember that 40 Gbps is 40.10^9 bits per second on the wire.",
+    "The max frame rate on 10Gbps is 14.88 Mpps for 64 byte frames.",
+    "Rate control will then fall to CCK 2Mbps or 1Mbps at that distance.",
+    "An 802.11g uplink - 30Mbps is brought into the litebeam over there.",
+    "Anything near 700Mbps with the factory firmware will suffice for me.",
     "# tc class add dev eth0 parent 1: classid 1:1 htb rate 100kbps",
     # /proc/interrupts: counters per CPU, whatever a caption says
     "latency in us\n           CPU0       CPU1\n  8:      75188      75268   MIPS GIC  timer\n"

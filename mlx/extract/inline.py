@@ -75,7 +75,8 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           # lspci -vv capabilities, iw's station and scan dumps: settings
                           r"\b(?:LnkCap|LnkCtl|DevCap|DevCtl|L1SubCap|L1SubCtl|LTR|ASPM|"
                           r"T_PwrOn|PortTPowerOnTime|PortCommonModeRestoreTime|snoop)|"
-                          r"\b[rt]x bitrate\b|\bMCS\b|\bshort GI\b|\bago\b|"
+                          r"\b[rt]x bitrate\b|\bMCS\b|\bCCK\b|\bOFDM\b|\bshort GI\b|\bago\b|"
+                          r"\bmax(?:imum)? frame rate\b|\buplink\b|\bwill suffice\b|"
                           # lsusb -t, a USB port's speed
                           r"\bBus \d{2,3}\b|\bDriver=|\bPort \d{1,3}: Dev|\bAlloc=|max_idle|"
                           r"\b[rt]x duration\b|\bERR:|"
@@ -98,7 +99,9 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
 DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
-                         r"gain|drop|increase|decrease|improvement|regression|above|below)\b")
+                         r"gain|drop|increase|decrease|improvement|regression|above|below)\b|"
+                         # "40 Gbps is 40.10^9 bits per second": a definition, arithmetic
+                         r"[ \t]+is[ \t]+~?\d")
 # fields of device dumps, whatever stands before their colon: iw's "rx bitrate:" and "rx
 # duration:", lspci's "Max no snoop latency: 0ns", lsusb's "Port 1: 0000.0200 5Gbps power",
 # the clocksource's "max_idle_ns: 4932285024 ns"
