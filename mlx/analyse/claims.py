@@ -342,9 +342,11 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
     titles = titles or {}
     thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
     # a patch's own posting (no reply) describes the problem it addresses
-    postings = {u for u, subj, pid in zip(messages.uid, messages.get("subject", messages.uid),
-                                          messages.get("patch_id", messages.uid), strict=True)
-                if isinstance(subj, str) and not REPLY.match(subj) and not pd.isna(pid)}
+    postings = set()
+    if "subject" in messages.columns and "patch_id" in messages.columns:
+        postings = {u for u, subj, pid in zip(messages.uid, messages.subject, messages.patch_id,
+                                              strict=True)
+                    if isinstance(subj, str) and not REPLY.match(subj) and not pd.isna(pid)}
     # the signed gains of measured pairs, by message (with their lines) and by thread
     by_uid: dict[Any, list[tuple[set[int], float]]] = {}
     by_thread: dict[Any, list[float]] = {}
