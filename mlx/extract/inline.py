@@ -108,6 +108,8 @@ DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|bet
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
                         r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]|"
+                        # U-Boot loading a file: "7485448 bytes read in 330 ms (21.6 MiB/s)"
+                        r"\bbytes (?:read|written) in \d+ ms\b|\bBytes transferred = |"
                         # a tc command sets a rate: "tc class add ... htb rate 100kbps"
                         r"\btc[ \t]+(?:qdisc|class|filter)[ \t]+(?:add|change|replace)\b")
 # "..., so somewhere around 15Mpps": a clause that follows from the one before it
