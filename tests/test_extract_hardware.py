@@ -230,6 +230,7 @@ def test_no_setup_from_headers_trailers_and_bots(text: str) -> None:
     ("Only compile-tested on arm64 and for the MT7621A target.", None),
     ("Tested with the ath10k firmware from github on my box.", None),
     ("root@ap:~# dmesg | grep ath10k", None),
+    ("Tested using veths between two netns: 9.41 Gbits/sec", None),
     # a tool's version is no kernel, a firmware's is none either
     ("Tested with autoconf-2.69 and firmware 10.4-3.5.3-00057 on my box.", None),
 ])
