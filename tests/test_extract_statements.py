@@ -27,6 +27,8 @@ def test_prose(text: str, pct, direction: str) -> None:
     # a diffstat before the diff
     " net/foo/Makefile                  |  2 +-\n net/foo/bar.c | 88 ++++++++-------\n"
     " 2 files changed, 50 insertions(+), 40 deletions(-) which improves nothing\n",
+    # an effect denied with a contraction
+    "I ran the benchmark again. This doesn't yield a performance degradation.",
     # a figure cited to doubt it
     "I looked at the profile. But nothing that could explain a -69.4% regression.",
     # a hedge: what seems to have happened to an older version

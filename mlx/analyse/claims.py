@@ -373,9 +373,12 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                 any(0 <= (n or 0) - row.line_no <= 8 for n in lines) for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
-        motive = verdict_ == "regression" and pd.isna(row.stated_pct) and \
-            not CAUSED.search(row.text) and (FIXES.search(titles.get(row.uid) or "") or (
-                row.uid in postings and not NAMES_CHANGE.search(row.text)))
+        motive = verdict_ == "regression" and not CAUSED.search(row.text) and ((
+            pd.isna(row.stated_pct) and (FIXES.search(titles.get(row.uid) or "") or (
+                row.uid in postings and not NAMES_CHANGE.search(row.text)))) or (
+            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": the loss
+            # another commit brought, which the posting ends
+            row.uid in postings and SHA.search(row.text) is not None))
         if motive:
             verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
         out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,

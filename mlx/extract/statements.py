@@ -194,7 +194,7 @@ def nlp() -> Any:
     return _NLP
 
 
-NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing"}
+NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 # "Re: [PATCH ...]", "AW:": a reply
 REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|fwd?)\s*(?:\[\d+\])?\s*:")
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
