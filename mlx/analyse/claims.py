@@ -323,6 +323,8 @@ VALUE_WITH_UNIT = re.compile(r"\d[ \t]?(?:[KMGTkmg]?(?:bps|bits?/s)|[KMG]?B/s|[k
 # a patch that ends a loss: its motivation names the loss ("can lead to a performance drop")
 FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|don't|do not|"
                    r"stop|reduce|remove|drop|eliminate)\b")
+# "a kernel containing commit 165573e41f2f": another commit, named by its id
+OTHER_COMMIT = re.compile(r"(?i)\bcommit[ \t]+(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 # ... unless the sentence says the change itself costs it
 CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\w* "
                     r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)|"
@@ -378,7 +380,7 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
                 row.uid in postings and not NAMES_CHANGE.search(row.text)))) or (
             # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": the loss
             # another commit brought, which the posting ends
-            row.uid in postings and SHA.search(row.text) is not None))
+            row.uid in postings and OTHER_COMMIT.search(row.text) is not None))
         if motive:
             verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
         out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,
