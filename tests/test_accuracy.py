@@ -18,7 +18,7 @@ FLOORS = {  # benchmarks/accuracy.py on the whole gold set (dev + test)
     "claims_recall": 0.93,
     "claims_precision": 0.99,
     "hardware_setup_recall": 0.92,
-    "hardware_setup_precision": 0.92,
+    "hardware_setup_precision": 0.90,
 }
 MAX_NEGATIVE_ROWS = 0
 

@@ -74,8 +74,6 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
                      r"build[- ]tested|only (?:built|compiled)|would be happy|other tests)\b")
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitory)?)\b"
-# virtual interfaces: what a test ran over, not on
-VIRTUAL_NICS = {"veth", "veths", "dummy", "tun", "tap", "macvlan", "ipvlan", "netdevsim"}
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
@@ -492,8 +490,6 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             if setup and not shaped and host is None and _in_subject(span, subject_low) and \
                     (patch or not SETUP_CUE.search(text)):
                 setup = False  # the chip the patch is about, named in its title
-            if setup and kind == "nic" and span.lower() in VIRTUAL_NICS:
-                setup = False  # "using veths": a virtual interface is no hardware
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not SETUP_CUE.search(text):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
