@@ -212,14 +212,19 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause that holds the span: between the punctuation around it (looked for at
-    most ``CLAUSE_REACH`` characters away, so long paragraphs stay linear)."""
+def _clause_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """(start, end) of the clause that holds the span: between the punctuation around it
+    (looked for at most ``CLAUSE_REACH`` characters away, so long paragraphs stay linear)."""
     left = max(0, start - CLAUSE_REACH)
     for m in CLAUSE_END.finditer(text, left, start):
         left = m.end()
     right = CLAUSE_END.search(text, end, end + CLAUSE_REACH)
-    return text[left:right.start() if right else min(len(text), end + CLAUSE_REACH)]
+    return left, right.start() if right else min(len(text), end + CLAUSE_REACH)
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    a, b = _clause_span(text, start, end)
+    return text[a:b]
 
 
 @dataclass
@@ -278,11 +283,11 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
             AT_RATE.search(text[max(0, start - 18):start]):
         return False  # "it improves a lot when pps is below 400pps": a threshold
-    clause = _clause(text, start, end)
-    if NOT_A_RESULT.search(clause):
+    left, right = _clause_span(text, start, end)
+    if NOT_A_RESULT.search(text[left:right]):
         return False
-    if CONSEQUENCE.match(clause) and (at := text.rfind(clause, 0, start + len(clause))) > 1 and \
-            NOT_A_RESULT.search(_clause(text, at - 2, at - 1)):
+    if left > 1 and CONSEQUENCE.match(text, left) and \
+            NOT_A_RESULT.search(_clause(text, left - 2, left - 1)):
         return False  # "should be line rate for this card, so around 15Mpps": still expected
     # a latency word in the sentence so far (it may have wrapped onto the lines above)
     latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None

@@ -225,8 +225,7 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
             continue
         _flush_iperf(r.iperf, out)
         if borrowed := tools.borrowed_units(text):  # "portrx: 10018143 rx: 9856910 pps"
-            out.add(i, [_row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
-                        for v in borrowed])
+            out.add(i, [_tool_row(v) for v in borrowed])
         rows = _bare_value(text, r) or _tool_values(i, text, r, depth)
         if rows:
             para.flush()
@@ -269,8 +268,7 @@ def _tool_values(i: int, text: str, r: _Readers, depth: int) -> list[ResultRow]:
     if rows or in_netperf:
         return rows
     if len(text) < 300:
-        rows = [_row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
-                for v in r.pasted.feed(text)]
+        rows = [_tool_row(v) for v in r.pasted.feed(text)]
         hand = r.hand.feed(i, text)
         rows = rows or [_inline_row(t.value, "table", f"t{depth}.{t.value.pair}") for t in hand]
     if rows or not UNIT_HINT.search(text):
@@ -364,6 +362,10 @@ def _row(value: float, unit: str, metric: str | None = None, **kw: Any) -> Resul
     value_norm, unit_norm, found_metric = norm if norm else (None, None, "unknown")
     return ResultRow(metric=metric or found_metric, value=value, unit=unit,
                      value_norm=value_norm, unit_norm=unit_norm, **kw)
+
+
+def _tool_row(v: tools.ToolValue) -> ResultRow:
+    return _row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
 
 
 def _netperf_row(v: netperf.NetperfValue, kind: str) -> ResultRow:
@@ -511,27 +513,23 @@ def _legend_labels(rows: list[ResultRow], doc: Document) -> list[ResultRow]:
     """Runs given by a scenario key ("1.a) avg. 939.34 kpps") that an earlier line of the
     same quote depth defines with a condition ("1.a) vanilla kernel with ..."): the
     definition is their label."""
-    keyed: dict[str, list[ResultRow]] = {}
-    for r in rows:
-        if r.label is None and r.pair is None and (m := LEGEND_KEY.match(r.line or "")):
-            keyed.setdefault(m.group(1), []).append(r)
+    keys = [m.group(1) if r.label is None and r.pair is None and
+            (m := LEGEND_KEY.match(r.line or "")) else None for r in rows]
+    keyed = [(k, r.line_no) for k, r in zip(keys, rows, strict=True) if k is not None]
     if not keyed:
         return rows
     legend: dict[tuple[str, int], str] = {}
-    first = min(r.line_no for group in keyed.values() for r in group)
-    for i in range(min(first - 1, len(doc))):
+    wanted = {k for k, _ in keyed}
+    for i in range(min(min(n for _, n in keyed) - 1, len(doc))):
         line = doc.lines[i]
         m = LEGEND_KEY.match(line.text)
-        if m and m.group(1) in keyed and condition_of(m.group(2)):
+        if m and m.group(1) in wanted and condition_of(m.group(2)):
             legend.setdefault((m.group(1), line.depth), m.group(2).strip().rstrip(";,.")[:120])
-    if not legend:
-        return rows
     out = []
-    for r in rows:
-        m = LEGEND_KEY.match(r.line or "") if r.label is None and r.pair is None else None
-        words = legend.get((m.group(1), r.quote_depth)) if m else None
-        out.append(replace(r, label=f"{m.group(1)}) {words}", condition=condition_of(words))
-                   if m and words else r)
+    for k, r in zip(keys, rows, strict=True):
+        words = legend.get((k, r.quote_depth)) if k is not None else None
+        out.append(replace(r, label=f"{k}) {words}", condition=condition_of(words))
+                   if words else r)
     return out
 
 

@@ -32,9 +32,11 @@ BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad",
               "orse with", "aster with", "same within", "within the noise", "within noise")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
-SIZE = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b|(?i:\b(?:doubl\w*|twice|tripl\w*)"
-                  r"[ \t]+(?:the |its |our |their |of |as )?(?:throughput|bandwidth|performance|"
-                  r"rate|speed|pps|iops|fast|quick))")
+SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b")
+# "double the bandwidth", "twice as fast" (tried only where FACTOR_STEMS stand)
+SIZE_WORD = re.compile(r"(?i:\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
+                       r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick))")
+SIZE = re.compile(SIZE_NUMBER.pattern + "|" + SIZE_WORD.pattern)
 # "a big performance improvement" (tried only where such a noun stands)
 ADJECTIVE = re.compile(r"(?i:big|huge|significant|noticeable|nice|major|measurable|substantial|"
                        r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
@@ -71,15 +73,13 @@ PERF_WORDS = ("erformance", "hroughput", "andwidth", "atency", "peed", "pps", "C
               "verhead", "jitter", "RTT", "rtt")
 
 
-# SIZE in two halves, the word half tried only where its words stand (C-speed tests first)
-SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b")
 FACTOR_STEMS = ("oubl", "OUBL", "wice", "WICE", "ripl", "RIPL")
 
 
 def sized(text: str) -> bool:
     """Does the text state the size of an effect: a percent, "2x", "a big improvement"?"""
     return SIZE_NUMBER.search(text) is not None or (
-        any(w in text for w in FACTOR_STEMS) and SIZE.search(text) is not None) or (
+        any(w in text for w in FACTOR_STEMS) and SIZE_WORD.search(text) is not None) or (
         any(n in text for n in NOUNS) and ADJECTIVE.search(text) is not None)
 
 
