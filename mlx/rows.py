@@ -47,8 +47,8 @@ class PatchRow:
     subsystem_path: str | None
     prefixes: list[str]
     tree: str | None
-    version: int
-    version_seen: bool
+    version: int  # a part without one: its cover's
+    version_seen: bool  # the version was in the part's own subject
     part: int | None
     total: int | None
     is_rfc: bool
@@ -63,6 +63,12 @@ class PatchRow:
     from_addr: str | None
     thread_id: str | None
     date: dt.datetime | None
+    version_minor: int | None  # PATCHv3.1 -> 1
+    is_pull: bool  # a pull request ([GIT PULL]), no cover letter
+    is_autosel: bool  # a stable backport the AUTOSEL bot picked ([PATCH AUTOSEL 5.4 ...])
+    is_rft: bool  # a request for testing
+    # review trailers replies gave in someone else's name (b4 keeps only the sender's)
+    trailers_other: list[tuple[str, str]]
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ def test_git_diff_facts() -> None:
      "differ\n", 1, 0, 0),
     # "\ No newline at end of file" inside a hunk
     ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n", 1, 1, 1),
+    # quilt: an Index: line, tab-separated dates after the names
+    ("Index: linux/net/core/dev.c\n=====\n--- linux.orig/net/core/dev.c\t2009-01-01 10:00\n"
+     "+++ linux/net/core/dev.c\t2009-01-01 10:00\n@@ -1,4 +1,4 @@\n a\n\n-b\n+c\n d\n", 1, 1, 1),
+    # CVS: "diff -u -r1.2", revisions after the names
+    ("diff -u -r1.2 foo.c\n--- foo.c\t5 Jan 2004 1.2\n+++ foo.c\t6 Jan 2004\n@@ -1,2 +1,2 @@\n"
+     "-a\n+b\n c\n", 1, 1, 1),
 ])
 def test_diff_shapes(body: str, files: int, ins: int, dels: int) -> None:
     f = patch_facts("Intro.\n\n" + body)

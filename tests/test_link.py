@@ -203,3 +203,74 @@ def test_postings_of_a_prolific_author_group_by_thread_and_window() -> None:
     assert all(series[f"u{k}-1"] == series[f"u{k}-2"] for k in range(1000))
     assert len({series[f"u{k}-1"] for k in range(1000)}) == 1000
     assert series["x1"] == series["x2"]
+
+
+def test_patch_attribution_by_posting(tmp_path: Path) -> None:
+    """patch-attribution.mbox: replies, trailers, versions and series tied to postings.
+
+        p1  [PATCH net] tcp: fix the probe timer      r1 (Reviewed-by own, Acked-by Dana's)
+        p2  [PATCH RESEND net] tcp: fix ...           r2 (Acked-by), robot1 (Reported-by)
+        p3  the same title by another author, 2023    r3 (parent a ghost, p3 in References)
+        c1  [PATCH 0/2] udp: batch the receive path   c1-1, c1-2
+        c3  [PATCH v3 0/2] udp: a faster receive path c3-1 <- c3-2 (parts say no version;
+            Cc/Fixes/Reviewed-by in the cover)         c3-r (Acked-by own, Jo Park's)
+            ghost-walk: In-Reply-To a ghost, References c3 c3-2 ghost
+        fork-a  Re: [PATCH] bar: ... (patch absent)   fork-b  Other topic (was: ...)
+        pull1  [GIT PULL]; pr1, pr2  [PATCH net 0/1] Frob fixes for net (request-pull)
+        bare  "clean up the frob code v2" (diffstat, no brackets) <- bare-1 [PATCH 1/1]
+        set1, set2  [PATCH 0/1] [Set N] mlxsw: more offloads
+    """
+    a = load(tmp_path, "patch-attribution.mbox")
+    p = by_mid(a.patches)
+    m = by_mid(a.messages)
+    # one key per posting: a resend and another author's patch of the same title are apart
+    assert p.patch_id.is_unique
+    assert m.loc["r1@example.net", "patch_id"] == p.loc["p1@example.org", "patch_id"]
+    assert m.loc["r2@example.com", "patch_id"] == p.loc["p2@example.org", "patch_id"]
+    assert m.loc["r3@example.net", "patch_id"] == p.loc["p3@example.net", "patch_id"]
+    # a reply's trailers reach its posting alone; a trailer in someone else's name is apart
+    bob = ("Reviewed-by", "Bob Lund <bob@example.net>")
+    assert bob in p.loc["p1@example.org", "trailers"]
+    assert ("Acked-by", "Dana Reyes <dana@example.com>") in p.loc["p1@example.org",
+                                                                 "trailers_other"]
+    assert bob not in p.loc["p2@example.org", "trailers"] + p.loc["p3@example.net", "trailers"]
+    assert ("Acked-by", "Carol Weiss <carol@example.com>") in p.loc["p2@example.org", "trailers"]
+    assert ("Acked-by", "Carol Weiss <carol@example.com>") not in p.loc["p1@example.org",
+                                                                        "trailers"]
+    assert ("Tested-by", "Bob Lund <bob@example.net>") in p.loc["p3@example.net", "trailers"]
+    assert not [t for t in p.loc["p2@example.org", "trailers"] if "robot" in t[1]]
+    # parts under a versioned cover carry its version (not seen in their own subject)
+    assert p.loc[["c3-1@example.org", "c3-2@example.org"], "version"].tolist() == [3, 3]
+    assert not p.loc["c3-1@example.org", "version_seen"]
+    assert p.loc[["c1-1@example.org", "c1-2@example.org"], "version"].tolist() == [1, 1]
+    # a retitled cover: v1 and v3 share both patch titles, so they are one series
+    assert p.loc[["c1@example.org", "c1-1@example.org", "c3@example.org",
+                  "c3-2@example.org"], "series_id"].nunique() == 1
+    # the cover's review trailers reach its parts, its Cc and Fixes do not
+    part = p.loc["c3-1@example.org", "trailers"]
+    assert ("Reviewed-by", "Hana Ito <hana@example.org>") in part
+    assert ("Acked-by", "Ivan Roth <ivan@example.com>") in part  # given on the cover
+    assert not [t for t in part if t[0] in ("Cc", "Fixes")]
+    assert ("Acked-by", "Jo Park <jo@example.org>") in p.loc["c3-1@example.org",
+                                                            "trailers_other"]
+    # past a ghost parent the References reach the patch (not the v1 part of that title)
+    assert m.loc["ghost-walk@example.net", "patch_id"] == p.loc["c3-2@example.org", "patch_id"]
+    kim = ("Reviewed-by", "Kim Aalto <kim@example.net>")
+    assert kim in p.loc["c3-2@example.org", "trailers"]
+    assert kim not in p.loc["c1-2@example.org", "trailers"]
+    # a patch the archive lacks: its title's key, inherited by a forked subthread
+    assert m.loc["fork-a@example.org", "patch_id"] == patch_key("bar: fix the frob", 1)
+    assert m.loc["fork-b@example.com", "patch_id"] == m.loc["fork-a@example.org", "patch_id"]
+    # pull requests: [GIT PULL] is no cover; request-pull covers are series of their own
+    assert p.loc["pull1@example.org", "is_pull"] and not p.loc["pull1@example.org", "is_cover"]
+    assert p.loc["pr1@example.org", "is_pull"] and p.loc["pr1@example.org", "is_cover"]
+    assert not p.loc["pr1-1@example.org", "is_pull"]
+    assert p.loc["pr1@example.org", "series_id"] != p.loc["pr2@example.org", "series_id"]
+    assert p.loc["pr1-1@example.org", "series_id"] == p.loc["pr1@example.org", "series_id"]
+    # a cover without brackets, versioned at its end, and its part
+    assert p.loc["bare@example.net", "is_cover"] and p.loc["bare@example.net", "version"] == 2
+    assert p.loc["bare-1@example.net", "version"] == 2
+    assert p.loc["bare-1@example.net", "series_id"] == p.loc["bare@example.net", "series_id"]
+    # [Set N] keeps two postings of one title apart
+    assert p.loc["set1@example.org", "series_id"] != p.loc["set2@example.org", "series_id"]
+    assert p.loc["set2@example.org", "prefixes"] == ["PATCH 0/1", "Set 2"]

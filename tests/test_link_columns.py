@@ -66,7 +66,8 @@ def _same_tables(store: Path) -> None:
 
 @pytest.mark.parametrize("source", [
     DATA / "threads" / "ghosts-loops-dups.mbox", DATA / "threads" / "series-out-of-order.mbox",
-    DATA / "threads" / "versions-and-intruder.mbox", DATA / "claims" / "shapes.mbox",
+    DATA / "threads" / "versions-and-intruder.mbox", DATA / "threads" / "patch-attribution.mbox",
+    DATA / "claims" / "shapes.mbox",
     ROOT / "data" / "sample.mboxrd", ROOT / "data" / "seeds"])
 def test_link_equals_the_reference(source: Path, tmp_path: Path) -> None:
     mlx.ingest([str(source)], store=str(tmp_path / "s"), workers=1)

@@ -50,6 +50,39 @@ from mlx.link.subjects import looks_like_commit_title, parse_subject
      dict(kind="robot", robot_commit="c544a952ba", robot_change_pct=33.3, tree="linus:master")),
     # stable review: the kernel version is the tree
     ("[PATCH 5.10 001/123] net: sched: fix", dict(tree="5.10", part=1, total=123)),
+    # AUTOSEL and RFT are flags, and the stable version after AUTOSEL is the tree
+    ("[PATCH AUTOSEL 5.4 10/25] net: fix", dict(is_autosel=True, tree="5.4", part=10,
+                                               total=25, version=1)),
+    ("[PATCH RFT] ath10k: add hw param", dict(is_rft=True, is_rfc=False, tree=None)),
+    ("[RFC/RFT PATCH v2] mediatek: split", dict(is_rft=True, is_rfc=True, version=2)),
+    # internal tags are no tree; a set tag keeps a large series' postings apart
+    ("[PATCH S22 3/9] ice: refactor", dict(tree=None, part=3, total=9,
+                                         prefixes=["PATCH S22 3/9"])),
+    ("[PATCH 00/21] [Set 2] mlxsw: more", dict(set_tag="set 2", part=0, total=21,
+                                              prefixes=["PATCH 00/21", "Set 2"],
+                                              title="mlxsw: more")),
+    # a pull request is its own kind, no cover letter
+    ("[GIT PULL] sysctl changes for v6.6-rc1", dict(is_pull=True, kind="patch", tree=None,
+                                                     title="sysctl changes for v6.6-rc1")),
+    ("[GIT PULL net-next 0/5] mlx5 updates", dict(is_pull=True, tree="net-next", part=0)),
+    # minor versions
+    ("[PATCHv3.1 2/5] mm: baz", dict(version=3, version_minor=1, part=2)),
+    ("[PATCH v7.1] selftests: add", dict(version=7, version_minor=1, version_seen=True)),
+    ("[PATCH v2] tcp: x", dict(version=2, version_minor=None)),
+    # forwards after a list tag, mail gateway tags
+    ("[OpenWrt-Devel] FW: [PATCH] brcm: rename", dict(is_reply=True, kind="patch",
+                                                     title="brcm: rename")),
+    ("[PATCH] fw: load the blob", dict(is_reply=False, title="fw: load the blob")),
+    ("(EXT) Re: [PATCH v2] ath10k: fix", dict(is_reply=True, version=2, title="ath10k: fix")),
+    ("RE: [EXT] [PATCH 04/11] mmc: sdio: move", dict(is_reply=True, part=4, total=11)),
+    # no PATCH word, but a part number: a patch's subject
+    ("[iwl-next v4 6/8] ice: add", dict(kind="patch", version=4, part=6, total=8,
+                                       tree="iwl-next")),
+    # a bare version ends a subject without brackets; with brackets it is a model's
+    ("clean up kernel_read & friends v2", dict(version=2, version_seen=True,
+                                                title="clean up kernel_read & friends")),
+    ("[PATCH] ramips: add support for Router 3G v2",
+     dict(version=1, version_seen=False, title="ramips: add support for Router 3G v2")),
 ])
 def test_parse_subject(subject: str, expected: dict) -> None:
     got = parse_subject(subject)
@@ -61,6 +94,7 @@ def test_cover_and_flags() -> None:
     cover = parse_subject("[PATCH net-next v2 0/2] tcp: batch the ack path")
     assert cover.is_cover and cover.kind == "patch"
     assert not parse_subject("[PATCH net-next v2 1/2] tcp: x").is_cover
+    assert not parse_subject("[GIT PULL 0/3] nf fixes").is_cover
 
 
 def test_rfc2047_is_decoded_before() -> None:

@@ -41,6 +41,9 @@ COMMIT_REFS = (
     ("/c", re.compile(r"/(?:commits?|c)/([0-9a-f]{12,40})\b")),
 )
 QUOTED_LINE = re.compile(r"\n>[^\n]*")
+# git request-pull's output: a pull request, whether titled [GIT PULL] or [PATCH 0/N]
+REQUEST_PULL = re.compile(r"(?i)\n[ \t]*(?:are available in the git repository at|"
+                          r"for you to fetch changes up to)\b")
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,7 @@ class PatchFacts:
     diffstat_deletions: int | None = None
     trailers: list[tuple[str, str]] = field(default_factory=list)
     commit_refs: list[str] = field(default_factory=list)
+    request_pull: bool = False  # git request-pull output, unquoted
 
 
 def diff_size(lines: list[str]) -> tuple[int, int, int]:
@@ -153,4 +157,6 @@ def patch_facts(body: str | None) -> PatchFacts:
         diffstat_deletions=int(stat.group(3) or 0) if stat else None,
         trailers=trailers(own),
         commit_refs=commit_refs(own),
+        request_pull=(" repository at" in own or "fetch changes" in own) and bool(
+            REQUEST_PULL.search("\n" + own)),
     )

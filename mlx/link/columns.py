@@ -42,6 +42,9 @@ class Threading:
     ghost_roots: np.ndarray  # the root node of every ghost in the graph
     dates: np.ndarray  # microseconds, UNKNOWN when a message has no date
     rank: np.ndarray  # each row's place in the order by (date, unknown last; uid)
+    # each row's nearest ancestor in the archive: the row of its last ref that a row
+    # carries (not itself), -1 for none; past a ghost parent it reaches further up
+    present_parent: np.ndarray
 
     def thread_ids(self, uid: pa.Array, rows: slice = slice(None)) -> pa.Array:
         """A thread is named by its root: the root's uid, or "ghost:<id>" (of ``rows``)."""
@@ -163,6 +166,7 @@ def thread_codes(uid: pa.Array, date_us: pa.Array, codes: IdCodes) -> Threading:
     up = node(parent_code[last])
     parent[last] = np.where(up == last, n + parent_code[last], up)  # its own id: a ghost
     del up, last
+    present = _present_parents(ref_code, offsets, length, first, n)
     _ghost_parents(parent, ref_code, offsets, length, rank, first, node, n)
     del offsets
     _cut_cycles(parent, n, dates, uid, ids)
@@ -175,7 +179,40 @@ def thread_codes(uid: pa.Array, date_us: pa.Array, codes: IdCodes) -> Threading:
     ghost_nodes = np.flatnonzero(in_graph[n:]) + n
     del in_graph, parent
     return Threading(n, parent_code, mid_code, parent_row, root[:n].copy(), depth[:n].copy(),
-                     ids, root[ghost_nodes], dates, rank)
+                     ids, root[ghost_nodes], dates, rank, present)
+
+
+def _present_parents(ref_code: np.ndarray, offsets: np.ndarray, length: np.ndarray,
+                     first: np.ndarray, n: int) -> np.ndarray:
+    """The row of each row's last ref that some row carries (the earliest such row),
+    not the row itself; -1 where none does."""
+    present = np.full(n, NONE, dtype=first.dtype)
+    rows = np.flatnonzero(length > 0)
+    if not len(rows):
+        return present
+    at = first[ref_code]
+    own = np.repeat(np.arange(n, dtype=first.dtype), length)
+    pos = np.where((at >= 0) & (at != own), np.arange(len(ref_code)), -1)
+    del own
+    last = np.maximum.reduceat(pos, offsets[rows])
+    present[rows] = np.where(last >= 0, at[np.maximum(last, 0)], NONE)
+    return present
+
+
+def nearest_marked(parent: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """The nearest strict ancestor of every row that is ``marked`` (-1 for none, and on a
+    loop of unmarked rows): pointer jumping over unmarked ancestors, doubling the stride
+    each round; a chain longer than the rows can only be a loop."""
+    jump = parent.copy()
+    for _ in range(max(1, int(math.ceil(math.log2(len(parent) + 1)))) + 2):
+        live = np.flatnonzero(jump >= 0)
+        live = live[~marked[jump[live]]]
+        if not len(live):
+            return jump
+        jump[live] = jump[jump[live]]
+    live = np.flatnonzero(jump >= 0)
+    jump[live[~marked[jump[live]]]] = NONE
+    return jump
 
 
 def _ghost_parents(parent: np.ndarray, ref_code: np.ndarray, offsets: np.ndarray,

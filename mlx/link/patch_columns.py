@@ -19,8 +19,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mlx.link.columns import UNKNOWN, Threading, encode, numpy, stamps, take_codes
-from mlx.link.patches import REVIEW_KEYS, group_postings, patch_key, robot_report, series_key
+from mlx.link.columns import UNKNOWN, Threading, encode, nearest_marked, numpy, stamps, take_codes
+from mlx.link.patches import (
+    COMMON_TITLE,
+    REVIEW_KEYS,
+    group_postings,
+    is_repost,
+    is_robot,
+    join_series,
+    patch_key,
+    posting_key,
+    robot_report,
+    series_key,
+    trailer_address,
+)
 from mlx.link.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
 from mlx.schema import PATCHES, REPORTS
 
@@ -31,7 +43,12 @@ KINDS = {"other": OTHER, "patch": PATCH, "robot": ROBOT}
 PATCH_FACTS = ["has_diff", "diff_files", "diff_insertions", "diff_deletions", "diffstat_files",
                "diffstat_insertions", "diffstat_deletions", "commit_refs"]
 REPORTED = ("title", "subsystem", "subsystem_path", "prefixes", "tree", "version",
-            "version_seen", "part", "total", "is_rfc", "is_resend")
+            "version_seen", "version_minor", "part", "total", "is_rfc", "is_resend",
+            "is_pull", "is_autosel", "is_rft")
+# parsed per subject beyond the reported columns
+EXTRA = {"kind": pa.int8(), "is_reply": pa.bool_(), "is_cover": pa.bool_(),
+         "commit_like": pa.bool_(), "set_tag": pa.string(), "norm": pa.string(),
+         "repost": pa.bool_()}
 
 
 @dataclass
@@ -72,9 +89,11 @@ def _parsed(subjects: list[Subject]) -> pa.Table:
     cols["is_reply"] = [s.is_reply for s in subjects]
     cols["is_cover"] = [s.is_cover for s in subjects]
     cols["commit_like"] = [looks_like_commit_title(s.title) for s in subjects]
+    cols["set_tag"] = [s.set_tag for s in subjects]
+    cols["norm"] = [normalize_title(s.title) for s in subjects]
+    cols["repost"] = [is_repost(s) for s in subjects]
     types = {f.name: f.type for f in PATCHES if f.name in REPORTED}
-    types.update(kind=pa.int8(), is_reply=pa.bool_(), is_cover=pa.bool_(),
-                 commit_like=pa.bool_())
+    types.update(EXTRA)
     return pa.table({k: pa.array(v, types[k]) for k, v in cols.items()})
 
 
@@ -90,128 +109,197 @@ class Linked:
 def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
                        facts: pa.Table, from_addr: pa.Array) -> Linked:
     """``facts``: the messages' has_diff, diff and diffstat sizes, trailers, commit_refs."""
-    n = th.n
-    kind = subjects.column("kind")[subjects.code]
-    is_reply = subjects.column("is_reply", False)[subjects.code]
+    code = subjects.code
+
+    def per_message(name: str, null: Any = 0) -> np.ndarray:
+        return subjects.column(name, null)[code]
+
+    kind = per_message("kind")
+    is_reply = per_message("is_reply", False)
     has_diff = numpy(facts.column("has_diff"), False, bool)
     has_stat = numpy(pc.is_valid(facts.column("diffstat_files")), None, bool)
     has_prefixes = numpy(pc.greater(pc.list_value_length(subjects.parsed.column("prefixes")),
-                                    0), False, bool)
+                                    0), False, bool)[code]
+    cover_subject = per_message("is_cover", False)
+    is_pull = per_message("is_pull", False)
     is_patch = ~is_reply & (kind != ROBOT) & (
-        has_diff | subjects.column("is_cover", False)[subjects.code]
-        | (has_stat & ((kind == PATCH) | has_prefixes[subjects.code])))
+        has_diff | cover_subject | is_pull
+        | (has_stat & ((kind == PATCH) | has_prefixes | per_message("version_seen", False))))
+    is_cover = is_patch & ~is_pull & (cover_subject | (~has_diff & has_stat))
+    pull = is_pull | numpy(facts.column("request_pull"), False, bool)
+    del has_diff, has_stat, has_prefixes, cover_subject, is_pull
     patch_rows = np.flatnonzero(is_patch)
-
-    pid = np.full(n, -1, dtype=np.int64)  # a subject's own key: its code; fallback: u + code
-    pid[patch_rows] = subjects.code[patch_rows]
-    _from_ancestors(pid, th.parent_row, is_patch)
-    titled = numpy(pc.greater(pc.utf8_length(subjects.parsed.column("title")), 0), False, bool)
-    rows = np.flatnonzero((pid < 0) & (kind != ROBOT) & titled[subjects.code])
-    u = len(subjects.parsed)
-    pid[rows] = u + subjects.code[rows]
-    keys, canon = _keys(subjects, np.unique(subjects.code[patch_rows]),
-                        np.unique(subjects.code[rows]))
-    pid = np.where(pid >= 0, canon[np.maximum(pid, 0)], -1)  # -1 also where the key is null
-
-    patches = _patch_columns(th, subjects, facts, from_addr, patch_rows, pid)
+    author = encode(from_addr)[1]
+    version, thread_cover = _versions(th.present_parent, patch_rows, is_cover, author,
+                                      subjects)
+    pid, keys = _attribute(th, uid, subjects, kind, is_patch, patch_rows, version)
+    patches = _patch_columns(th, uid, subjects, facts, from_addr, author, patch_rows, pid,
+                             version, is_cover, pull, thread_cover)
     return Linked(take_codes(keys, pid), pid, keys, patches,
                   _reports(th, uid, subjects, kind, is_reply))
 
 
-def _keys(subjects: Subjects, patch_codes: np.ndarray, fallback_codes: np.ndarray
-          ) -> tuple[pa.Array, np.ndarray]:
-    """(distinct keys, the code into them of every key code, -1 for none): key code
-    ``s`` is the own key of subject ``s`` (made for the subjects of patches),
-    ``u + s`` its fallback key (made for the subjects of replies without a patch
-    ancestor: the own key of a patch subject, the newest version's key of a patch with
-    that title in the archive, version 1 of a commit-like title)."""
+def _versions(up: np.ndarray, patch_rows: np.ndarray, is_cover: np.ndarray,
+              author: np.ndarray, subjects: Subjects) -> tuple[np.ndarray, np.ndarray]:
+    """(each message's version: a part without one takes its cover's; each message's
+    cover letter in its thread, -1 for none): the nearest cover ancestor of a part that
+    is no cover, by the same author, of the part's total or of none."""
+    code = subjects.code
+    version = subjects.column("version", 1)[code]
+    seen = subjects.column("version_seen", False)[code]
+    total = subjects.column("total", -1)[code]
+    cover = nearest_marked(up, is_cover)
+    parts = patch_rows[~is_cover[patch_rows]]
+    c = cover[parts]
+    parts, c = parts[c >= 0], c[c >= 0]
+    same = (author[parts] == author[c]) & ((total[c] < 0) | (total[c] == total[parts]))
+    parts, c = parts[same], c[same]
+    thread_cover = np.full(len(up), -1, dtype=np.int64)
+    thread_cover[parts] = c
+    take = ~seen[parts] & seen[c]
+    version[parts[take]] = version[c[take]]
+    return version, thread_cover
+
+
+def _attribute(th: Threading, uid: pa.Array, subjects: Subjects, kind: np.ndarray,
+               is_patch: np.ndarray, patch_rows: np.ndarray, version: np.ndarray
+               ) -> tuple[np.ndarray, pa.Array]:
+    """(each message's patch code, -1 for none; the keys the codes name): a patch is
+    its posting; any other message takes its nearest patch ancestor's, else its
+    subject's (``mlx.link.patches._attribute``), else its nearest keyed ancestor's."""
+    up = th.present_parent
+    mids = take_codes(th.ids, th.mid_code[patch_rows]).to_pylist()
+    uids = uid.take(pa.array(patch_rows)).to_pylist()
+    own = [posting_key(m, u) for m, u in zip(mids, uids, strict=True)]
+    del mids, uids
+    pid = np.full(th.n, -1, dtype=np.int64)
+    pid[patch_rows] = np.arange(len(patch_rows))
+    anc = nearest_marked(up, is_patch)
+    take = np.flatnonzero(~is_patch & (anc >= 0))
+    pid[take] = pid[anc[take]]
+    del anc, take
+    titled = numpy(pc.greater(pc.utf8_length(subjects.parsed.column("title")), 0), False, bool)
+    need = np.flatnonzero((pid < 0) & ~is_patch & (kind != ROBOT) & titled[subjects.code])
+    fallback = _by_subject(th, subjects, need, patch_rows, version, len(own), pid)
+    keyed = pid >= 0
+    anc = nearest_marked(up, keyed)
+    take = np.flatnonzero(~keyed & (anc >= 0))
+    pid[take] = pid[anc[take]]
+    keys, codes = encode(pa.array(own + fallback, pa.string()))
+    if not len(codes):
+        return pid, keys  # no key at all: every code is -1
+    return np.where(pid >= 0, codes[np.maximum(pid, 0)], -1), keys
+
+
+def _by_subject(th: Threading, subjects: Subjects, need: np.ndarray, patch_rows: np.ndarray,
+                version: np.ndarray, base: int, pid: np.ndarray) -> list[str]:
+    """Give messages ``need`` the patch their subject names: the key of its title and
+    version (the newest version posted, for a title without a tag; codes from ``base``
+    up, into the returned keys), or for a message without references the posting of
+    that title and version last posted not after it."""
     parsed = subjects.parsed
-    u = len(parsed)
-    newest: dict[str, int] = {}  # normalised title -> the newest version posted as a patch
-    own: list[pa.Array] = []
-    for start in range(0, len(patch_codes), BATCH):
-        at = pa.array(patch_codes[start:start + BATCH])
-        made = []
-        for title, version in zip(parsed.column("title").take(at).to_pylist(),
-                                  parsed.column("version").take(at).to_pylist(), strict=True):
-            norm = normalize_title(title)
-            if norm not in newest or version > newest[norm]:
-                newest[norm] = version
-            made.append(patch_key(norm, version))
-        own.append(pa.array(made, pa.string()))
-    fallback: list[pa.Array] = []
-    for start in range(0, len(fallback_codes), BATCH):
-        b = parsed.select(["title", "version", "kind", "is_reply", "commit_like"]).take(
-            pa.array(fallback_codes[start:start + BATCH])).to_pydict()
-        other: list[str | None] = []
-        for title, version, k, reply, commit_like in zip(*b.values(), strict=True):
-            norm = normalize_title(title)
-            if k == PATCH:
-                other.append(patch_key(norm, version))
-            elif norm in newest:
-                other.append(patch_key(norm, newest[norm]))
-            elif not reply and commit_like:
-                other.append(patch_key(title, 1))
-            else:
-                other.append(None)
-        fallback.append(pa.array(other, pa.string()))
-    keys, codes = encode(pa.chunked_array(own + fallback, pa.string()))
-    canon = np.full(2 * u, -1, dtype=np.int64)
-    canon[patch_codes] = codes[:len(patch_codes)]
-    canon[u + fallback_codes] = codes[len(patch_codes):]
-    return keys, canon
-
-
-def _from_ancestors(pid: np.ndarray, parent: np.ndarray, marked: np.ndarray) -> None:
-    """A message that is no patch takes the patch of its nearest patch ancestor: jump
-    over ancestors that are no patch, doubling the stride each round."""
-    jump = parent.copy()
-    while True:
-        live = np.flatnonzero(jump >= 0)
-        live = live[~marked[jump[live]]]
-        if not len(live):
-            break
-        jump[live] = jump[jump[live]]
-    take = np.flatnonzero(~marked & (jump >= 0))
-    pid[take] = pid[jump[take]]
+    wanted = np.unique(subjects.code[need])
+    b = parsed.select(["title", "norm", "version", "kind", "is_reply", "commit_like"]) \
+        .take(pa.array(wanted)).to_pydict()
+    norms = set(b["norm"])
+    # the patches of those titles: (norm, subject's version) and (norm, version)
+    norm_of = parsed.column("norm")
+    hit = np.flatnonzero(numpy(pc.is_in(norm_of, pa.array(sorted(norms), pa.string())),
+                               False, bool)[subjects.code[patch_rows]])
+    idx = hit[np.argsort(th.rank[patch_rows[hit]], kind="stable")]  # by date, then uid
+    rows = patch_rows[idx]
+    posted: dict[tuple[str, int], list[int]] = {}
+    by_version: dict[tuple[str, int], list[int]] = {}
+    newest: dict[str, int] = {}
+    for j, norm, own_version, v in zip(
+            idx.tolist(), norm_of.take(pa.array(subjects.code[rows])).to_pylist(),
+            subjects.column("version", 1)[subjects.code[rows]].tolist(),
+            version[rows].tolist(), strict=True):
+        posted.setdefault((norm, own_version), []).append(j)
+        by_version.setdefault((norm, v), []).append(j)
+        newest[norm] = max(newest.get(norm, v), v)
+    group: dict[int, list[int]] = {}  # subject code -> the postings it may name
+    keys: list[str] = []
+    key_of = np.full(len(parsed), -1, dtype=np.int64)  # subject code -> its title key's
+    for s, title, norm, v, k, reply, commit_like in zip(wanted.tolist(), *b.values(),
+                                                         strict=True):
+        if k == PATCH:
+            if (norm, v) in posted:
+                group[s] = posted[(norm, v)]
+            key_of[s] = len(keys)
+            keys.append(patch_key(norm, v))
+        elif norm in newest:
+            group[s] = by_version[(norm, newest[norm])]
+            key_of[s] = len(keys)
+            keys.append(patch_key(norm, newest[norm]))
+        elif not reply and commit_like:
+            key_of[s] = len(keys)
+            keys.append(patch_key(title, 1))
+    # only a message without references (its chain lost) is matched to a posting
+    lost = th.parent_code[need] < 0
+    dated = {s: (np.array(g), th.dates[patch_rows[g]]) for s, g in group.items()}
+    for i, s in zip(need[lost].tolist(), subjects.code[need[lost]].tolist(), strict=True):
+        if s in dated:
+            g, when = dated[s]
+            at = int(np.searchsorted(when, th.dates[i], side="right"))
+            pid[i] = g[max(at - 1, 0)]
+    rest = need[pid[need] < 0]
+    key = key_of[subjects.code[rest]]
+    pid[rest] = np.where(key >= 0, base + key, -1)
+    return keys
 
 
 @dataclass
 class PatchColumns:
     """What the patches table needs beyond the message columns, per patch (in message
-    order): its series, and its trailers as codes into ``trailer_key``/``trailer_value``."""
+    order): its version, whether it is a cover, its series, and its trailers (those a
+    reply gave in someone else's name apart) as codes into ``trailer_key``/``_value``."""
 
     rows: np.ndarray  # the message row of each patch
     facts: pa.Table  # the patches' from_addr, has_diff, diff and diffstat sizes, commit_refs
+    version: np.ndarray
+    is_cover: np.ndarray
+    is_pull: np.ndarray
     series: pa.Array  # series_id
     trailer_offsets: np.ndarray
     trailer_codes: np.ndarray
+    other_offsets: np.ndarray
+    other_codes: np.ndarray
     trailer_key: pa.Array
     trailer_value: pa.Array
 
 
-def _patch_columns(th: Threading, subjects: Subjects, facts: pa.Table, from_addr: pa.Array,
-                   patch_rows: np.ndarray, pid: np.ndarray) -> PatchColumns:
+def _patch_columns(th: Threading, uid: pa.Array, subjects: Subjects, facts: pa.Table,
+                   from_addr: pa.Array, author: np.ndarray, patch_rows: np.ndarray, pid: np.ndarray,
+                   version: np.ndarray, is_cover: np.ndarray, pull: np.ndarray,
+                   thread_cover: np.ndarray) -> PatchColumns:
     code = subjects.code[patch_rows]
     part = subjects.column("part", -1)[code]
     seconds = np.where(th.dates[patch_rows] == UNKNOWN, math.nan, th.dates[patch_rows] / 1e6)
-    # parts of one posting share author, version, total and RFC-ness
-    keyed = np.stack([encode(from_addr)[1][patch_rows], subjects.column("version")[code],
+    # parts of one posting share author, version, total, RFC-ness and set tag
+    keyed = np.stack([author[patch_rows], version[patch_rows],
                       subjects.column("total", 0)[code],
-                      subjects.column("is_rfc", False)[code].astype(np.int64)], axis=1)
+                      subjects.column("is_rfc", False)[code].astype(np.int64),
+                      encode(subjects.parsed.column("set_tag"))[1][code]], axis=1)
     key = np.unique(keyed, axis=0, return_inverse=True)[1].reshape(-1)
     key[keyed[:, 2] == 0] = -1  # no total: a posting of its own
     del keyed
     posting = _postings(key, part, seconds, th.root[patch_rows], th.rank[patch_rows])
-    is_cover = subjects.column("is_cover", False)[code]
-    series, cover_of = _series(posting, part, seconds, th.rank[patch_rows], is_cover,
-                               from_addr.take(pa.array(patch_rows)),
-                               subjects.parsed.column("title").take(pa.array(code)))
-    offsets, codes, key_names, values = _trailers(facts.column("trailers"), patch_rows, pid,
-                                                  cover_of)
+    cover = is_cover[patch_rows]
+    index = np.full(th.n, -1, dtype=np.int64)  # row -> its place among the patches
+    index[patch_rows] = np.arange(len(patch_rows))
+    outside = thread_cover[patch_rows]
+    outside = np.where(outside >= 0, index[np.maximum(outside, 0)], -1)
+    series, cover_of = _series(posting, part, seconds, th.rank[patch_rows], cover, outside,
+                               pull[patch_rows], author[patch_rows],
+                               from_addr.take(pa.array(patch_rows)), uid, patch_rows,
+                               subjects, code)
+    trailers = _trailers(facts.column("trailers"), from_addr, author, patch_rows, pid,
+                         cover_of)
     facts = facts.select(PATCH_FACTS).take(pa.array(patch_rows)) \
         .append_column("from_addr", from_addr.take(pa.array(patch_rows)))
-    return PatchColumns(patch_rows, facts, series, offsets, codes, key_names, values)
+    return PatchColumns(patch_rows, facts, version[patch_rows], cover, pull[patch_rows], series,
+                        *trailers)
 
 
 def _postings(key: np.ndarray, part: np.ndarray, seconds: np.ndarray, thread: np.ndarray,
@@ -236,11 +324,13 @@ def _postings(key: np.ndarray, part: np.ndarray, seconds: np.ndarray, thread: np
 
 
 def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np.ndarray,
-            is_cover: np.ndarray, author: pa.Array, title: pa.Array
-            ) -> tuple[pa.Array, np.ndarray]:
-    """(series_id of every patch, the cover of every patch, -1 for none): a posting's
-    series is keyed by the author of its first part and the cover's title, else the
-    first part's (``name_series``)."""
+            is_cover: np.ndarray, outside: np.ndarray, pull: np.ndarray,
+            author_code: np.ndarray, author: pa.Array, uid: pa.Array, patch_rows: np.ndarray,
+            subjects: Subjects, code: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """(series_id of every patch, the cover of every patch, -1 for none), as
+    ``name_series``: a posting's cover is its first, else (for each part) the one it is
+    threaded under (``outside``); a pull request is a series of its own; other postings
+    sharing patch titles are joined."""
     if not len(posting):
         return pa.array([], pa.string()), np.zeros(0, dtype=np.int64)
     # items of a posting by (part, unknown 0; date, unknown last; arrival)
@@ -251,22 +341,41 @@ def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np
     head = order[starts]
     # the first cover of each posting in that order
     covers = order[is_cover[order]]
-    cover_post = posting[covers]
     first_cover = np.full(posting.max() + 1, -1, dtype=np.int64)
-    first_cover[cover_post[::-1]] = covers[::-1]
-    named = np.where(first_cover[by_post[starts]] >= 0, first_cover[by_post[starts]], head)
-    names = []
-    for start in range(0, len(head), BATCH):
-        authors = author.take(pa.array(head[start:start + BATCH])).to_pylist()
-        titles = title.take(pa.array(named[start:start + BATCH])).to_pylist()
-        names.append(pa.array([series_key(a, t) for a, t in zip(authors, titles, strict=True)],
-                              pa.string()))
-    by_id = np.empty(posting.max() + 1, dtype=np.int64)
-    by_id[by_post[starts]] = np.arange(len(starts))
-    series = pa.chunked_array(names, pa.string()).combine_chunks().take(
-        pa.array(by_id[posting]))
+    first_cover[posting[covers][::-1]] = covers[::-1]
     cover_of = first_cover[posting]
     cover_of[cover_of == np.arange(len(posting))] = -1
+    cover_of = np.where(cover_of >= 0, cover_of, outside)
+    own = first_cover[by_post[starts]]
+    named = np.where(own >= 0, own, np.where(cover_of[head] >= 0, cover_of[head], head))
+    n_post = len(head)
+    alone = np.zeros(n_post, dtype=bool)  # a pull request's posting
+    np.logical_or.at(alone, posting, pull)
+    alone |= pull[named]
+    repost = np.zeros(n_post, dtype=bool)
+    np.logical_or.at(repost, posting, subjects.column("repost", False)[code])
+    names: list[str] = []
+    for start in range(0, n_post, BATCH):
+        at = pa.array(code[named[start:start + BATCH]])
+        owners = uid.take(pa.array(patch_rows[named[start:start + BATCH]])).to_pylist()
+        for a, t, tag, own, single in zip(
+                author.take(pa.array(head[start:start + BATCH])).to_pylist(),
+                subjects.parsed.column("title").take(at).to_pylist(),
+                subjects.parsed.column("set_tag").take(at).to_pylist(), owners,
+                alone[start:start + BATCH].tolist(), strict=True):
+            names.append(series_key(a, t, tag, own if single else None))
+    # (author, title, posting) of every part, where two to COMMON_TITLE postings share it
+    items = np.flatnonzero(~is_cover & ~(alone | repost)[posting])
+    triples = np.unique(np.stack([author_code[head[posting[items]]],
+                                  encode(subjects.parsed.column("norm"))[1][code[items]],
+                                  posting[items]], axis=1), axis=0)
+    pair = triples[:, 0] * (int(triples[:, 1].max(initial=0)) + 2) + triples[:, 1] \
+        if len(triples) else np.zeros(0, dtype=np.int64)
+    _, group, count = np.unique(pair, return_inverse=True, return_counts=True)
+    size = count[group.reshape(-1)] if len(pair) else np.zeros(0, dtype=np.int64)
+    triples = triples[(size > 1) & (size <= COMMON_TITLE)]
+    joined = join_series(names, [tuple(t) for t in triples.tolist()], rank[head].tolist())
+    series = pa.array(joined, pa.string()).take(pa.array(posting))
     return series, cover_of
 
 
@@ -279,11 +388,14 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
-def _trailers(trailers: pa.ChunkedArray, patch_rows: np.ndarray, pid: np.ndarray,
-              cover_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array]:
-    """Each patch's own trailers, then its cover's, then the review trailers of the
-    replies about it or about its cover (replies in message order), the first of equal
-    ones kept: (offsets per patch, codes, key and value of every code)."""
+def _trailers(trailers: pa.ChunkedArray, from_addr: pa.Array, author: np.ndarray,
+              patch_rows: np.ndarray, pid: np.ndarray, cover_of: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, pa.Array]:
+    """Each patch's own trailers, then its cover's review trailers, then the review
+    trailers of the replies about it or about its cover that name the reply's sender
+    (replies in message order, robots' skipped), the first of equal ones kept; apart,
+    the replies' review trailers naming someone else: (offsets and codes per patch, of
+    both, and the key and value of every code)."""
     length = numpy(pc.list_value_length(trailers), 0)
     offsets = np.concatenate(([0], np.cumsum(length)))
     flat = pc.list_flatten(trailers)
@@ -298,33 +410,38 @@ def _trailers(trailers: pa.ChunkedArray, patch_rows: np.ndarray, pid: np.ndarray
     key = take_codes(names, pairs // (len(texts) + 1))
     value = take_codes(texts, pairs % (len(texts) + 1))
     review = numpy(pc.is_in(key, pa.array(sorted(REVIEW_KEYS))), False, bool)
+    # the address each pair names and each sender's, as codes of one dictionary
+    senders = encode(from_addr)[0].to_pylist()
+    named, mail = encode(pa.array(
+        [trailer_address(v) if v is not None else None for v in value.to_pylist()]
+        + [a.lower() if a is not None else "" for a in senders], pa.string()))
+    del named
+    pair_mail, sender_mail = mail[:len(pairs)], mail[len(pairs):]
+    robot = np.array([is_robot(a) for a in senders], dtype=bool)
     n_patch = len(patch_rows)
-    # (patch, rank of the source, code) of every trailer a patch gets; rank orders
-    # own < cover's < replies'
-    targets, ranks, got = [], [], []
 
-    def add(target: np.ndarray, source_rows: np.ndarray, order: np.ndarray,
-            only_review: bool) -> None:
+    def sources(target: np.ndarray, source_rows: np.ndarray, order: np.ndarray,
+                only_review: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(patch, rank of the source, code, source row) of every trailer it gives."""
         lengths = length[source_rows]
         at = _ranges(offsets[source_rows], lengths)
-        t = np.repeat(target, lengths)
-        o = np.repeat(order, lengths)
+        t, o, r = (np.repeat(x, lengths) for x in (target, order, source_rows))
         c = codes[at]
         if only_review:
             keep = review[c]
-            t, o, c = t[keep], o[keep], c[keep]
-        targets.append(t)
-        ranks.append(o)
-        got.append(c)
+            t, o, c, r = t[keep], o[keep], c[keep], r[keep]
+        return t, o, c, r
 
     everyone = np.arange(n_patch)
-    add(everyone, patch_rows, np.zeros(n_patch, dtype=np.int64), False)
+    own = sources(everyone, patch_rows, np.zeros(n_patch, dtype=np.int64), False)
     parts = np.flatnonzero(cover_of >= 0)
-    add(parts, patch_rows[cover_of[parts]], np.ones(len(parts), dtype=np.int64), False)
+    cover = sources(parts, patch_rows[cover_of[parts]], np.ones(len(parts), dtype=np.int64),
+                    True)
     # replies with trailers about a patch: every patch of that patch_id, and its parts
     is_patch = np.zeros(len(pid), dtype=bool)
     is_patch[patch_rows] = True
     replies = np.flatnonzero((length > 0) & (pid >= 0) & ~is_patch)
+    replies = replies[~robot[author[replies]] | (author[replies] < 0)]
     by_pid = np.argsort(pid[patch_rows], kind="stable")
     sorted_pid = pid[patch_rows][by_pid]
     lo = np.searchsorted(sorted_pid, pid[replies], side="left")
@@ -338,15 +455,27 @@ def _trailers(trailers: pa.ChunkedArray, patch_rows: np.ndarray, pid: np.ndarray
     hi2 = np.searchsorted(covered, target, side="right")
     reply_of = np.concatenate((reply_of, np.repeat(reply_of, hi2 - lo2)))
     target = np.concatenate((target, part_of[_ranges(lo2, hi2 - lo2)]))
-    add(target, replies[reply_of], 2 + reply_of, True)
-    t, o, c = (np.concatenate(x) for x in (targets, ranks, got))
-    # stable by (patch, rank): within a source the trailers keep their order
+    t, o, c, r = sources(target, replies[reply_of], 2 + reply_of, True)
+    sender = np.where(author[r] >= 0, sender_mail[np.maximum(author[r], 0)], -2)
+    theirs = (pair_mail[c] >= 0) & (pair_mail[c] == sender)
+    given = (t[theirs], o[theirs], c[theirs])
+    others = (t[~theirs], o[~theirs], c[~theirs])
+    offsets_mine, mine = _merge([own[:3], cover[:3], given], n_patch, len(pairs))
+    offsets_other, other = _merge([others], n_patch, len(pairs))
+    return offsets_mine, mine, offsets_other, other, key, value
+
+
+def _merge(sources: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_patch: int,
+           n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The codes each patch gets from (patch, rank, code) triples, in order of rank (a
+    source's trailers keep their order), the first of equal ones kept."""
+    t, o, c = (np.concatenate([s[k] for s in sources]) for k in range(3))
     order = np.lexsort((o, t))
     t, c = t[order], c[order]
-    first = np.sort(np.unique(t * max(len(pairs), 1) + c, return_index=True)[1])
+    first = np.sort(np.unique(t * max(n_codes, 1) + c, return_index=True)[1])
     t, c = t[first], c[first]
     sizes = np.bincount(t, minlength=n_patch)
-    return np.concatenate(([0], np.cumsum(sizes))), c, key, value
+    return np.concatenate(([0], np.cumsum(sizes))), c
 
 
 def patch_batches(th: Threading, uid: pa.Array, subjects: Subjects, cols: PatchColumns,
@@ -362,31 +491,38 @@ def patch_batches(th: Threading, uid: pa.Array, subjects: Subjects, cols: PatchC
                                  facts.column(f"diffstat_{name}"))
                  for out, name in (("files_changed", "files"), ("insertions", "insertions"),
                                    ("deletions", "deletions"))}
-        is_cover = pc.or_(subjects.parsed.column("is_cover").take(code),
-                          pc.and_(pc.invert(diff), pc.is_valid(facts.column("diffstat_files"))))
         refs = facts.column("commit_refs")
         if refs.null_count:
             refs = pc.if_else(pc.is_valid(refs), refs,
                               pa.scalar([], PATCHES.field("commit_refs").type))
-        lo, hi = cols.trailer_offsets[start], cols.trailer_offsets[start + len(at)]
-        chosen = pa.array(cols.trailer_codes[lo:hi])
-        items = pa.StructArray.from_arrays([cols.trailer_key.take(chosen),
-                                            cols.trailer_value.take(chosen)],
-                                           names=["key", "value"])
-        trailers = pa.ListArray.from_arrays(
-            pa.array(cols.trailer_offsets[start:start + len(at) + 1] - lo, pa.int32()), items,
-            type=PATCHES.field("trailers").type)
+        trailers = _pairs(cols.trailer_offsets, cols.trailer_codes, cols, start, len(at))
+        others = _pairs(cols.other_offsets, cols.other_codes, cols, start, len(at))
         values = {"patch_id": take_codes(keys, pid[at]),
                   "message_id": take_codes(th.ids, th.mid_code[at]),
                   "uid": uid.take(pa.array(at)),
                   **{name: subjects.parsed.column(name).take(code) for name in REPORTED},
-                  "is_cover": is_cover, "series_id": cols.series[part], **sizes,
-                  "trailers": trailers, "commit_refs": refs,
+                  "version": pa.array(cols.version[part], pa.int64()),
+                  "is_cover": pa.array(cols.is_cover[part], pa.bool_()),
+                  "is_pull": pa.array(cols.is_pull[part], pa.bool_()),
+                  "series_id": cols.series[part], **sizes,
+                  "trailers": trailers, "trailers_other": others, "commit_refs": refs,
                   "from_addr": facts.column("from_addr"),
                   "thread_id": th.node_names(uid, th.root[at]),
                   "date": stamps(th.dates[at], PATCHES.field("date").type)}
         yield pa.record_batch([_array(values[f.name]).cast(f.type) for f in PATCHES],
                               schema=PATCHES)
+
+
+def _pairs(offsets: np.ndarray, codes: np.ndarray, cols: PatchColumns, start: int,
+           count: int) -> pa.ListArray:
+    """The (key, value) lists of patches ``start .. start + count``."""
+    lo, hi = offsets[start], offsets[start + count]
+    chosen = pa.array(codes[lo:hi])
+    items = pa.StructArray.from_arrays([cols.trailer_key.take(chosen),
+                                        cols.trailer_value.take(chosen)],
+                                       names=["key", "value"])
+    return pa.ListArray.from_arrays(pa.array(offsets[start:start + count + 1] - lo, pa.int32()),
+                                    items, type=PATCHES.field("trailers").type)
 
 
 def _array(values: pa.Array | pa.ChunkedArray) -> pa.Array:

@@ -50,12 +50,13 @@ def link_tables(st: Store) -> dict[str, pa.Table]:
                 subject=cols["subject"][i], from_addr=cols["from_addr"][i], date=dates[i],
                 thread_id=out.thread_id[i], parent_uid=out.parent_uid[i],
                 has_diff=bool(cols["has_diff"][i]), diffstat_files=cols["diffstat_files"][i],
-                facts=facts.get(i, {}))
+                facts=facts.get(i, {}), refs=cols["thread_refs"][i] or [])
             for i in range(n)]
     patches, pid, robots = link_patches(rows)
     for p in patches:
         p["date"] = _stamp(p["date"])
-        p["trailers"] = [{"key": k, "value": v} for k, v in p["trailers"]]
+        for col in ("trailers", "trailers_other"):
+            p[col] = [{"key": k, "value": v} for k, v in p[col]]
     return {
         "messages": pa.table({"uid": cols["uid"], "thread_id": out.thread_id,
                               "parent_id": out.parent_id, "parent_uid": out.parent_uid,
@@ -84,7 +85,7 @@ def _facts(table: pa.Table) -> dict[int, dict[str, Any]]:
     has = pc.or_(pc.or_(pc.or_(pc.fill_null(table.column("has_diff"), False),
                                pc.greater(trailers, 0)),
                         pc.is_valid(table.column("diffstat_files"))),
-                 pc.greater(refs, 0))
+                 pc.or_(pc.greater(refs, 0), pc.fill_null(table.column("request_pull"), False)))
     rows = pc.indices_nonzero(has)
     out = {}
     for i, f in zip(rows.to_pylist(), table.select(LINK_FACTS).take(rows).to_pylist(),

@@ -17,16 +17,29 @@ from functools import lru_cache
 
 # Re: / RE: / Aw: / AW: / SV: / VS: / Antw: / Fwd: / Fw: / TR: / Re[2]: / Re(2):
 REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|vs|antw|odp|wg|fwd?|tr)\s*(?:\[\d+\]|\(\d+\))?\s*:\s*")
-# only unambiguous ones after a bracket ("[PATCH] fw: ..." may be the firmware subsystem)
-REPLY_AFTER = re.compile(r"(?i)^\s*(?:re|aw|sv|antw|fwd)\s*(?:\[\d+\])?\s*:\s*")
+# only unambiguous ones after a bracket ("[PATCH] fw: ..." may be the firmware subsystem,
+# "FW:" and "Fw:" in those cases are a forward: "[OpenWrt-Devel] FW: [PATCH] ...")
+REPLY_AFTER = re.compile(r"^\s*(?:(?i:re|aw|sv|antw|fwd)|FW|Fw)\s*(?:\[\d+\])?\s*:\s*")
+# a mail gateway's tag before anything else: "(EXT) Re: ...", "*EXTERNAL* [PATCH] ..."
+GATEWAY_TAG = re.compile(r"(?i)^\s*[(*](?:ext|external|spam|bulk|suspicious)[)*]:?\s*")
 GROUP = re.compile(r"^\s*\[([^\[\]]*)\]")
 # [PATCH 1 of 3]  (mercurial patchbomb)
 N_OF_M = re.compile(r"(?i)\b(\d+)\s+of\s+(\d+)\b")
-PATCH_TOKEN = re.compile(r"(?i)^(patch|rfc)(?:-?v(\d+))?$")
-VERSION_TOKEN = re.compile(r"(?i)^v(\d+)$")
+# PATCH, RFC, PATCHv3, PATCH-v2, PATCHv3.1
+PATCH_TOKEN = re.compile(r"(?i)^(patch|rfc)(?:-?v(\d+)(?:\.(\d+))?)?$")
+VERSION_TOKEN = re.compile(r"(?i)^v(\d+)(?:\.(\d+))?$")
 PART_TOKEN = re.compile(r"^(\d+)/(\d+)$")
-# "tcp: fix foo (v2)" and "tcp: fix foo v2" at the end of the title
+# "[GIT PULL]", "[PULL]", "[GIT PULL net-next]", "[PULL REQUEST]": a pull request
+PULL_TOKEN = re.compile(r"(?i)^pull$")
+# "[Set 2]", "[Part 3]": one of several postings of a large series, kept apart
+SET_GROUP = re.compile(r"(?i)^(?:set|part|series)\s*#?\d+$")
+# a tag no tree is spelled as: all capitals, with or without a number (S22, GIT, REPOST)
+CAPS_TAG = re.compile(r"^[A-Z]+\d*$")
+# "tcp: fix foo (v2)" and "tcp: fix foo [v2]" at the end of the title
 TRAILING_VERSION = re.compile(r"(?i)\s*[\(\[]v(\d+)[\)\]]\s*$")
+# "clean up kernel_{read,write} & friends v2": a bare version ends a subject without
+# brackets (with brackets it is a device's: "add support for Router 3G v2")
+BARE_VERSION = re.compile(r"\s+v(\d+)$")
 # "net: mana: fix foo" -> net, net/mana ; "wireguard: use DEV_STATS_INC()" -> wireguard
 SUBSYS_WORD = re.compile(r"([\w.+/-]+):")
 # kernel test robot: "8b27dae5a2: netperf.Throughput_Mbps -25.7% regression"
@@ -51,10 +64,15 @@ class Subject:
     tree: str | None = None
     version: int = 1
     version_seen: bool = False
+    version_minor: int | None = None  # PATCHv3.1 -> 1
     part: int | None = None
     total: int | None = None
     is_rfc: bool = False
     is_resend: bool = False
+    is_autosel: bool = False  # a stable backport the AUTOSEL bot picked
+    is_rft: bool = False  # "request for testing"
+    is_pull: bool = False  # a pull request ([GIT PULL]): no cover letter
+    set_tag: str | None = None  # "[Set 2]" (lower case): keeps a series' postings apart
     subsystem: str | None = None
     subsystem_path: str | None = None
     robot_commit: str | None = None
@@ -63,7 +81,7 @@ class Subject:
 
     @property
     def is_cover(self) -> bool:
-        return self.part == 0 and bool(self.total)
+        return self.part == 0 and bool(self.total) and not self.is_pull
 
 
 def _strip_prefixes(text: str) -> tuple[str, list[str], bool]:
@@ -71,6 +89,9 @@ def _strip_prefixes(text: str) -> tuple[str, list[str], bool]:
     groups: list[str] = []
     reply = False
     while True:
+        if g := GATEWAY_TAG.match(text):
+            text = text[g.end():]
+            continue
         m = (REPLY if not groups else REPLY_AFTER).match(text)
         if m:
             reply = True
@@ -92,6 +113,8 @@ def _tokens(group: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def parse_subject(subject: str | None) -> Subject:
     raw = " ".join((subject or "").split())
+    if g := GATEWAY_TAG.match(raw):
+        return replace(parse_subject(raw[g.end():]), raw=raw)
     if (m := REPLY.match(raw)) and raw[m.end():]:
         # "Re: <subject>": the parse of the subject replied to (cached), as a reply
         return replace(parse_subject(raw[m.end():]), raw=raw, is_reply=True)
@@ -99,24 +122,38 @@ def parse_subject(subject: str | None) -> Subject:
     values: dict = {"is_reply": reply, "prefixes": groups}
     is_patch = False
     for group in groups:
+        if SET_GROUP.match(group):
+            values.setdefault("set_tag", " ".join(group.lower().split()))
+            continue
         tokens = _tokens(group)
-        patch_group = any(PATCH_TOKEN.match(t) for t in tokens)
+        # "[net-next v3 1/3]" has no PATCH word: its part number makes it a patch's
+        patch_group = any(PATCH_TOKEN.match(t) or PULL_TOKEN.match(t) or PART_TOKEN.match(t)
+                          for t in tokens)
         is_patch = is_patch or patch_group
         for tok in tokens:
             low = tok.lower()
             if m := PATCH_TOKEN.match(tok):
                 values["is_rfc"] = values.get("is_rfc", False) or low.startswith("rfc")
                 if m.group(2):
-                    values.update(version=int(m.group(2)), version_seen=True)
+                    _version(values, m.group(2), m.group(3))
             elif low == "resend":
                 values["is_resend"] = True
+            elif low == "autosel":
+                values["is_autosel"] = True
+            elif low in ("rft", "rfc/rft", "rft/rfc"):
+                values["is_rft"] = True
+                values["is_rfc"] = values.get("is_rfc", False) or "rfc" in low
+            elif PULL_TOKEN.match(tok):
+                values["is_pull"] = True
             elif m := VERSION_TOKEN.match(tok):
-                values.update(version=int(m.group(1)), version_seen=True)
+                _version(values, m.group(1), m.group(2))
             elif m := PART_TOKEN.match(tok):
                 values.update(part=int(m.group(1)), total=int(m.group(2)))
-            elif patch_group and "tree" not in values and low not in NOT_TREES:
+            elif patch_group and "tree" not in values and low not in NOT_TREES \
+                    and not CAPS_TAG.match(tok):
                 values["tree"] = tok  # net, net-next, bpf-next, 5.10, linus:master
-    if m := TRAILING_VERSION.search(title):
+    if m := TRAILING_VERSION.search(title) or (BARE_VERSION.search(title) if not groups
+                                               else None):
         if not values.get("version_seen"):
             values.update(version=int(m.group(1)), version_seen=True)
         title = title[:m.start()].rstrip()
@@ -132,6 +169,11 @@ def parse_subject(subject: str | None) -> Subject:
     if chain:
         values.update(subsystem=chain[0], subsystem_path="/".join(chain))
     return Subject(raw=raw, title=title, **values)
+
+
+def _version(values: dict, major: str, minor: str | None) -> None:
+    values.update(version=int(major), version_seen=True,
+                  version_minor=int(minor) if minor else None)
 
 
 def _subsystems(title: str) -> list[str]:
