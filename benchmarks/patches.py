@@ -18,8 +18,8 @@ Per store it prints (issue 16's figures; the targets are the zeros):
   ghost walk    messages without a patch_id whose nearest reference in the archive is
                 a patch posting;
   split series  pairs of series by one author whose postings share two or more patch
-                titles but not a ``series_id`` (pull requests and AUTOSEL batches,
-                which repost others' patches, aside);
+                titles but not a ``series_id`` (pull requests, AUTOSEL batches and
+                stable backports, which repost patches, aside);
 and the most frequent tree values.
 """
 
@@ -39,7 +39,7 @@ LISTS = os.path.join(ROOT, "..", "shared", "corpus", "lists")
 sys.path.insert(0, ROOT)
 
 from mlx.archive import Archive  # noqa: E402
-from mlx.link.patches import REVIEW_KEYS  # noqa: E402
+from mlx.link.patches import REVIEW_KEYS, STABLE_TREE  # noqa: E402
 from mlx.link.subjects import normalize_title  # noqa: E402
 
 # what no tree is: flags, internal tags, words
@@ -162,9 +162,10 @@ def figures(path: str) -> dict[str, object]:
         if not isinstance(r.patch_id, str) and r.thread_refs is not None
         and nearest_present(list(r.thread_refs)) in patch_mids))
     titles = defaultdict(set)
-    # pull requests and AUTOSEL batches repost others' patches: they are no versions
-    reposts = set(patches.loc[patches["is_pull"] | patches["is_autosel"], "series_id"]) \
-        if "is_pull" in patches else set()
+    # pull requests, AUTOSEL batches and stable backports repost patches: no versions
+    reposts = set(patches.loc[patches["is_pull"] | patches["is_autosel"]
+                              | patches["tree"].fillna("").str.match(STABLE_TREE.pattern),
+                              "series_id"]) if "is_pull" in patches else set()
     for r in patches[~patches["is_cover"]].itertuples():
         if r.series_id in reposts:
             continue

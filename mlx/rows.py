@@ -69,6 +69,9 @@ class PatchRow:
     is_rft: bool  # a request for testing
     # review trailers replies gave in someone else's name (b4 keeps only the sender's)
     trailers_other: list[tuple[str, str]]
+    # the patch_id of the posting's cover, else of its first part: Patchwork's "series",
+    # b4's revision (``series_id`` joins the versions)
+    posting_id: str | None
 
 
 @dataclass(frozen=True)

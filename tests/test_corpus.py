@@ -106,3 +106,19 @@ def test_corpus_hardware(tmp_path: Path) -> None:
     bodies = dict(zip(archive.messages.uid, archive.messages.body, strict=True))
     for uid, line_no in zip(hw.uid, hw.line_no, strict=True):
         assert not _in_diff(bodies[uid].split("\n"), int(line_no)), (uid, line_no)
+
+
+@pytest.mark.parametrize("rel", ["lists/xdp-newbies.mbox.gz", "lists/linux-sctp.mbox.gz",
+                                 "lists/ath10k.mbox.gz", "lists/openwrt-devel.mbox.gz"])
+def test_corpus_patches_tie_to_postings(rel: str, tmp_path: Path) -> None:
+    """Issue 16's figures (``benchmarks/patches.py``) stay at zero on real lists."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from patches import figures
+    path = corpus_path(*rel.split("/"))
+    mlx.ingest([str(path)], store=str(tmp_path / "s"), workers=2, extract=())
+    got = figures(str(tmp_path / "s"))
+    zero = ("keys shared", "outside", "split", "flag trees", "pull covers", "ghost walk",
+            "split series")
+    assert {k: got[k] for k in zero} == dict.fromkeys(zero, 0), got
+    assert got["reply trailers attached"] > 0

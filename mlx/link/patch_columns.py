@@ -261,6 +261,7 @@ class PatchColumns:
     is_cover: np.ndarray
     is_pull: np.ndarray
     series: pa.Array  # series_id
+    posting: np.ndarray  # the patch code of each patch's posting (its cover or first part)
     trailer_offsets: np.ndarray
     trailer_codes: np.ndarray
     other_offsets: np.ndarray
@@ -289,8 +290,10 @@ def _patch_columns(th: Threading, uid: pa.Array, subjects: Subjects, facts: pa.T
     index = np.full(th.n, -1, dtype=np.int64)  # row -> its place among the patches
     index[patch_rows] = np.arange(len(patch_rows))
     outside = thread_cover[patch_rows]
-    outside = np.where(outside >= 0, index[np.maximum(outside, 0)], -1)
-    series, cover_of = _series(posting, part, seconds, th.rank[patch_rows], cover, outside,
+    # only a cover without a part count ("... v2") is a part's cover outside its posting
+    alone = subjects.column("total", -1)[subjects.code[np.maximum(outside, 0)]] < 0
+    outside = np.where((outside >= 0) & alone, index[np.maximum(outside, 0)], -1)
+    series, cover_of, first = _series(posting, part, seconds, th.rank[patch_rows], cover, outside,
                                pull[patch_rows], author[patch_rows],
                                from_addr.take(pa.array(patch_rows)), uid, patch_rows,
                                subjects, code)
@@ -299,7 +302,7 @@ def _patch_columns(th: Threading, uid: pa.Array, subjects: Subjects, facts: pa.T
     facts = facts.select(PATCH_FACTS).take(pa.array(patch_rows)) \
         .append_column("from_addr", from_addr.take(pa.array(patch_rows)))
     return PatchColumns(patch_rows, facts, version[patch_rows], cover, pull[patch_rows], series,
-                        *trailers)
+                        pid[patch_rows[first]], *trailers)
 
 
 def _postings(key: np.ndarray, part: np.ndarray, seconds: np.ndarray, thread: np.ndarray,
@@ -326,13 +329,14 @@ def _postings(key: np.ndarray, part: np.ndarray, seconds: np.ndarray, thread: np
 def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np.ndarray,
             is_cover: np.ndarray, outside: np.ndarray, pull: np.ndarray,
             author_code: np.ndarray, author: pa.Array, uid: pa.Array, patch_rows: np.ndarray,
-            subjects: Subjects, code: np.ndarray) -> tuple[pa.Array, np.ndarray]:
-    """(series_id of every patch, the cover of every patch, -1 for none), as
+            subjects: Subjects, code: np.ndarray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """(series_id of every patch, the cover of every patch, -1 for none, the patch that
+    names its posting: its first cover, else its first part), as
     ``name_series``: a posting's cover is its first, else (for each part) the one it is
     threaded under (``outside``); a pull request is a series of its own; other postings
     sharing patch titles are joined."""
     if not len(posting):
-        return pa.array([], pa.string()), np.zeros(0, dtype=np.int64)
+        return pa.array([], pa.string()), np.zeros(0, dtype=np.int64), np.zeros(0, np.int64)
     # items of a posting by (part, unknown 0; date, unknown last; arrival)
     when = np.where(np.isnan(seconds), np.inf, seconds)
     order = np.lexsort((rank, when, np.where(part < 0, 0, part), posting))
@@ -358,12 +362,12 @@ def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np
     for start in range(0, n_post, BATCH):
         at = pa.array(code[named[start:start + BATCH]])
         owners = uid.take(pa.array(patch_rows[named[start:start + BATCH]])).to_pylist()
-        for a, t, tag, own, single in zip(
+        for a, t, tag, owner, single in zip(
                 author.take(pa.array(head[start:start + BATCH])).to_pylist(),
                 subjects.parsed.column("title").take(at).to_pylist(),
                 subjects.parsed.column("set_tag").take(at).to_pylist(), owners,
                 alone[start:start + BATCH].tolist(), strict=True):
-            names.append(series_key(a, t, tag, own if single else None))
+            names.append(series_key(a, t, tag, owner if single else None))
     # (author, title, posting) of every part, where two to COMMON_TITLE postings share it
     items = np.flatnonzero(~is_cover & ~(alone | repost)[posting])
     triples = np.unique(np.stack([author_code[head[posting[items]]],
@@ -376,7 +380,7 @@ def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np
     triples = triples[(size > 1) & (size <= COMMON_TITLE)]
     joined = join_series(names, [tuple(t) for t in triples.tolist()], rank[head].tolist())
     series = pa.array(joined, pa.string()).take(pa.array(posting))
-    return series, cover_of
+    return series, cover_of, np.where(own >= 0, own, head)[posting]
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -504,7 +508,8 @@ def patch_batches(th: Threading, uid: pa.Array, subjects: Subjects, cols: PatchC
                   "version": pa.array(cols.version[part], pa.int64()),
                   "is_cover": pa.array(cols.is_cover[part], pa.bool_()),
                   "is_pull": pa.array(cols.is_pull[part], pa.bool_()),
-                  "series_id": cols.series[part], **sizes,
+                  "series_id": cols.series[part],
+                  "posting_id": take_codes(keys, cols.posting[part]), **sizes,
                   "trailers": trailers, "trailers_other": others, "commit_refs": refs,
                   "from_addr": facts.column("from_addr"),
                   "thread_id": th.node_names(uid, th.root[at]),

@@ -163,7 +163,8 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
     cover_of = posting_covers(postings, [s.part for s in subjects], cover,
                               [r.date for r in rows])
     for i, c in thread_cover.items():
-        cover_of.setdefault(i, c)  # a cover in another posting (one without brackets)
+        if subjects[c].total is None:
+            cover_of.setdefault(i, c)  # a cover without a part count ("... v2"): alone
     pull = [s.is_pull or bool(r.facts.get("request_pull"))
             for s, r in zip(subjects, rows, strict=True)]
     sids = name_series(postings, [s.part for s in subjects], cover, cover_of,
@@ -171,10 +172,13 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
                        [s.set_tag for s in subjects], [r.date for r in rows],
                        [r.uid for r in rows], pull, [is_repost(s) for s in subjects])
     series_of = {i: sid for post, sid in zip(postings, sids, strict=True) for i in post.rows}
+    first = {i: _first(post, [s.part for s in subjects], cover, [r.date for r in rows])
+             for post in postings for i in post.rows}
     _attribute(rows, subjects, up, marked, version, pid)
     trailers, others = _collect_trailers(rows, pid, patch_rows, cover_of)
     patches = [_patch_row(i, rows[i], subjects[i], version[i], cover[i], pull[i], pid[i],
-                          series_of[i], trailers[i], others[i]) for i in patch_rows]
+                          pid[first[i]], series_of[i], trailers[i], others[i])
+               for i in patch_rows]
     robots = [{"uid": r.uid, "message_id": r.message_id, **robot_report(s)}
               for r, s in zip(rows, subjects, strict=True) if s.kind == "robot" and not s.is_reply]
     return patches, pid, robots
@@ -278,6 +282,13 @@ def posting_covers(postings: list[Posting], part: Sequence[int | None],
             if covers and i != covers[0]:
                 cover_of[i] = covers[0]
     return cover_of
+
+
+def _first(post: Posting, part: Sequence[int | None], is_cover: Sequence[bool],
+           date: Sequence[float]) -> int:
+    """What names a posting: its first cover, else its first part."""
+    ordered = _ordered(post, part, date)
+    return next((i for i in ordered if is_cover[i]), ordered[0])
 
 
 def _ordered(post: Posting, part: Sequence[int | None], date: Sequence[float]) -> list[int]:
@@ -449,7 +460,7 @@ def _collect_trailers(rows: list[Row], pid: list[str | None], patch_rows: list[i
 
 
 def _patch_row(i: int, r: Row, s: Subject, version: int, is_cover: bool, is_pull: bool,
-               pid: str | None, sid: str, trailers: list[tuple[str, str]],
+               pid: str | None, posting: str | None, sid: str, trailers: list[tuple[str, str]],
                others: list[tuple[str, str]]) -> dict[str, Any]:
     f = r.facts
     if r.has_diff:
@@ -464,7 +475,8 @@ def _patch_row(i: int, r: Row, s: Subject, version: int, is_cover: bool, is_pull
         "version_minor": s.version_minor, "part": s.part, "total": s.total,
         "is_rfc": s.is_rfc, "is_resend": s.is_resend, "is_cover": is_cover,
         "is_pull": is_pull, "is_autosel": s.is_autosel, "is_rft": s.is_rft,
-        "series_id": sid, "files_changed": files, "insertions": ins, "deletions": dels,
+        "series_id": sid, "posting_id": posting, "files_changed": files, "insertions": ins,
+        "deletions": dels,
         "trailers": trailers, "trailers_other": others,
         "commit_refs": list(f.get("commit_refs") or []),
         "from_addr": r.from_addr, "thread_id": r.thread_id, "date": r.date,
