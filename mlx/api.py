@@ -9,9 +9,11 @@ unusable input and reports progress through a callback.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -57,10 +59,27 @@ class IngestReport:
         return self.raw == self.stored + self.errors + self.duplicates + self.already
 
 
+@contextlib.contextmanager
+def _strict(on: bool) -> Iterator[None]:
+    """``MLX_STRICT=1`` for the run (local workers inherit the environment)."""
+    if not on:
+        yield
+        return
+    before = os.environ.get("MLX_STRICT")
+    os.environ["MLX_STRICT"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["MLX_STRICT"]
+        else:
+            os.environ["MLX_STRICT"] = before
+
+
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
            engine: str = "local", progress: Callable[[int], None] | None = None,
            extract: tuple[str, ...] | bool = EXTRACTOR_NAMES,
-           scheduler: str | None = None) -> IngestReport:
+           scheduler: str | None = None, strict: bool = False) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
     ``extract`` names the per-message extractors to run ("results", "hardware",
@@ -68,6 +87,10 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
 
     ``engine="dask"`` runs the chunks on a dask.distributed cluster: the one at
     ``scheduler`` (an address such as ``tcp://10.0.0.1:8786``), or a LocalCluster.
+
+    ``strict=True`` (or ``MLX_STRICT=1`` in the environment, which workers on other
+    machines need) stops at the first defect with ``DefectError`` instead of recording
+    it: for tests and debugging.
 
     Raises ``MlxError`` before touching the store when an input is unusable.
     """
@@ -92,7 +115,7 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
     if (n_workers > 1 or engine == "dask") and "memory" in st.fs.protocol:
         raise MlxError(f"{store}: a memory:// store lives in one process; use --workers 1 "
                        f"with the local engine")
-    with st.locked():
+    with st.locked(), _strict(strict):
         report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
         _run(st, sources, report, eng=(dask_engine.DaskEngine(n_workers, scheduler)
                                        if engine == "dask" else local.LocalEngine(n_workers)),

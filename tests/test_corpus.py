@@ -122,3 +122,21 @@ def test_corpus_patches_tie_to_postings(rel: str, tmp_path: Path) -> None:
             "split series")
     assert {k: got[k] for k in zero} == dict.fromkeys(zero, 0), got
     assert got["reply trailers attached"] > 0
+
+
+@pytest.mark.parametrize("how", [[], ["--no-checkout"], ["--mirror"]])
+def test_cloned_epoch_is_the_epoch(how: list[str], tmp_path: Path) -> None:
+    """``git clone`` of an epoch (work tree with ``m`` checked out, no checkout, or a
+    mirror), given as the clone or as its ``.git``: every message, not the one file."""
+    import shutil
+    import subprocess
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    epoch = corpus_path("public-inbox", "xdp-newbies", "git", "0.git")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", *how, str(epoch), str(clone)], check=True)
+    bare = mlx.ingest([str(epoch)], store=str(tmp_path / "a"), workers=2, extract=())
+    targets = [clone] if how == ["--mirror"] else [clone, clone / ".git"]
+    for k, target in enumerate(targets):
+        got = mlx.ingest([str(target)], store=str(tmp_path / f"b{k}"), workers=2, extract=())
+        assert got.raw == bare.raw == 1941 and got.stored == bare.stored

@@ -1,4 +1,5 @@
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +173,89 @@ def test_text_rendering(data) -> None:
     assert rec.message_id.endswith("@mlx.generated")
     # the id is stable, so re-ingest dedups it
     assert parse_text_rendering(raw, W).uid == rec.uid
+
+
+def test_defect_registry_matches_the_code_and_the_readme() -> None:
+    """Every defect code the ingest code writes is in the registry, and README's table
+    lists exactly the registry."""
+    import re
+
+    from mlx.ingest.defects import DEFECTS, known
+    root = Path(__file__).resolve().parent.parent
+    written = set()
+    for path in (root / "mlx" / "ingest").glob("*.py"):
+        text = path.read_text()
+        written |= set(re.findall(r'defects\.append\("([a-z0-9-]+)"\)', text))
+        written |= set(re.findall(r'\("([a-z0-9-]+)",\)', text))  # ("truncated",)
+        written |= set(re.findall(r'\["([a-z0-9-]+)"\]', text)) & set(DEFECTS)
+    written |= {"text-rendering", "no-message-id", "no-date"}  # the text rendering's
+    assert written and all(known(c) for c in written), sorted(c for c in written if not known(c))
+    readme = (root / "README.md").read_text()
+    table = readme[readme.index("### Defect codes"):readme.index("## Store")]
+    listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", table, re.M))
+    assert listed == set(DEFECTS)
+
+
+def test_strict_mode_stops_at_the_first_defect(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlx.ingest.defects import DefectError
+    raw = b"From: a <a@example.org>\nSubject: x\nDate: Mon, 2 Mar 2020 10:00:00 +0000\n\nhi\n"
+    assert "no-message-id" in parse_message(raw, Where("x", 0, len(raw))).defects
+    monkeypatch.setenv("MLX_STRICT", "1")
+    with pytest.raises(DefectError, match="no-message-id"):
+        parse_message(raw, Where("x", 0, len(raw)))
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MAIL_BITS = st.sampled_from([
+    b"From: ", b"Subject: ", b"Message-ID: <", b">", b"In-Reply-To: ", b"References: ",
+    b"Date: ", b"Content-Type: multipart/mixed; boundary=", b"--", b"\n", b"\r\n", b"\n\n",
+    b"Content-Transfer-Encoding: base64\n", b"Content-Transfer-Encoding: quoted-printable\n",
+    b"=?utf-8?q?", b"?=", b"=?utf-8?b?", b"=C3=A9", b"=\n", b"charset=", b"\x00", b"\xff",
+    b" ", b"\t", b"a@b.c", b"diff --git a/x b/x\n", b"@@ -1 +1 @@\n", b"Reviewed-by: "])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.binary(max_size=3000),
+                 st.lists(st.one_of(MAIL_BITS, st.binary(max_size=40)), max_size=80)
+                 .map(b"".join)))
+def test_parse_message_never_raises(data: bytes) -> None:
+    """Patchwork's fuzz contract: any bytes give a record or an error record."""
+    got = parse_message(data, Where("fuzz", 0, len(data)))
+    assert isinstance(got, MessageRecord | ErrorRecord)
+
+
+def test_mutated_real_messages_never_raise() -> None:
+    """Real messages (the corpus's single messages, else the test mails) with bytes
+    flipped, cut, doubled and dropped give a record or an error record."""
+    import random
+
+    from conftest import CORPUS
+    root = Path(__file__).resolve().parent
+    corpus = CORPUS / "fixtures" / "single-messages"
+    files = sorted(corpus.glob("*")) if corpus.is_dir() else []
+    files += sorted((root / "data" / "mail").glob("*.eml"))
+    rng = random.Random(16)
+    tried = 0
+    for path in files:
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        for _ in range(40):
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 12)):
+                at = rng.randrange(max(len(b), 1))
+                op = rng.randrange(4)
+                if op == 0 and b:
+                    b[at] = rng.randrange(256)
+                elif op == 1:
+                    del b[at:at + rng.randint(1, 200)]
+                elif op == 2:
+                    b[at:at] = b[at:at + rng.randint(1, 300)]
+                else:
+                    b[at:at] = rng.choice([b"\n\n", b"=\n", b"--", b"=?", b"\r", b"\x00"])
+            got = parse_message(bytes(b), Where(path.name, 0, len(b)))
+            assert isinstance(got, MessageRecord | ErrorRecord)
+            tried += 1
+    assert tried >= 100

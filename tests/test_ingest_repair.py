@@ -79,6 +79,8 @@ SUM_QP = ("[SUM]   0.00-10.04  sec   466 MBytes   390 Mbits/sec  162            
     ("The client is=\n a laptop, caf=C3=A9 wifi=\n\n", "The client is a laptop, café wifi\n"),
     # the same quoted: "> " is the prefix, the second blank is text
     ("> The client is=\n>  a laptop, caf=C3=A9\n", "> The client is a laptop, café\n"),
+    # quoted without a blank after ">": then the blank after the next ">" is text
+    (">The client is=\n> a laptop, caf=C3=A9\n", ">The client is a laptop, café\n"),
 ])
 def test_qp_repair(text: str, repaired: str) -> None:
     assert repair_qp(text) == (repaired, ["qp-repaired"])

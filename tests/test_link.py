@@ -219,6 +219,8 @@ def test_patch_attribution_by_posting(tmp_path: Path) -> None:
         pull1  [GIT PULL]; pr1, pr2  [PATCH net 0/1] Frob fixes for net (request-pull)
         bare  "clean up the frob code v2" (diffstat, no brackets) <- bare-1 [PATCH 1/1]
         set1, set2  [PATCH 0/1] [Set N] mlxsw: more offloads
+        stripped  [PATCH net] ... with a Signed-off-by, its diff stripped  <- stripped-r
+        no-patch  [PATCH] a question ... (no diff, no sign-off)
     """
     a = load(tmp_path, "patch-attribution.mbox")
     p = by_mid(a.patches)
@@ -274,3 +276,25 @@ def test_patch_attribution_by_posting(tmp_path: Path) -> None:
     # [Set N] keeps two postings of one title apart
     assert p.loc["set1@example.org", "series_id"] != p.loc["set2@example.org", "series_id"]
     assert p.loc["set2@example.org", "prefixes"] == ["PATCH 0/1", "Set 2"]
+    # a [PATCH] posting whose diff was stripped is a patch; a question titled so is not
+    assert pd.isna(p.loc["stripped@example.com", "files_changed"])
+    assert ("Reviewed-by", "Rita Ng <rita@example.org>") in p.loc["stripped@example.com",
+                                                                 "trailers"]
+    assert "no-patch@example.net" not in p.index
+
+
+def test_encoded_message_ids_thread(tmp_path: Path) -> None:
+    """A Message-Id a mailer wrote as folded RFC 2047 words is the id it hides: replies
+    citing the real id, or citing it encoded, thread to it."""
+    a = load(tmp_path, "encoded-message-id.mbox")
+    m = by_mid(a.messages)
+    real = "20230928-frob_bar-v1-10-0123abcd@example.org"
+    assert real in m.index
+    assert "encoded-message-id" in m.loc[real, "defects"]
+    assert "encoded-message-id" in m.loc["reply-encoded-refs@example.com", "defects"]
+    for reply in ("reply-to-encoded@example.net", "reply-encoded-refs@example.com"):
+        assert m.loc[reply, "parent_id"] == real
+        assert m.loc[reply, "patch_id"] == m.loc[real, "patch_id"]
+    trailers = by_mid(a.patches).loc[real, "trailers"]
+    assert ("Reviewed-by", "Bob Lund <bob@example.net>") in trailers
+    assert ("Tested-by", "Carol Weiss <carol@example.com>") in trailers

@@ -60,6 +60,7 @@ class PatchFacts:
     trailers: list[tuple[str, str]] = field(default_factory=list)
     commit_refs: list[str] = field(default_factory=list)
     request_pull: bool = False  # git request-pull output, unquoted
+    signed_off: bool = False  # an unquoted Signed-off-by: a [PATCH] whose diff was stripped
 
 
 def diff_size(lines: list[str]) -> tuple[int, int, int]:
@@ -155,8 +156,9 @@ def patch_facts(body: str | None) -> PatchFacts:
         diffstat_files=int(stat.group(1)) if stat else None,
         diffstat_insertions=int(stat.group(2) or 0) if stat else None,
         diffstat_deletions=int(stat.group(3) or 0) if stat else None,
-        trailers=trailers(own),
+        trailers=(own_trailers := trailers(own)),
         commit_refs=commit_refs(own),
+        signed_off=any(k == "Signed-off-by" for k, _ in own_trailers),
         request_pull=(" repository at" in own or "fetch changes" in own) and bool(
             REQUEST_PULL.search("\n" + own)),
     )

@@ -29,6 +29,7 @@ from typing import Any
 import mailparser
 
 from mlx.ingest import repair
+from mlx.ingest.defects import DefectError, email_code, strict
 
 log = logging.getLogger(__name__)
 
@@ -302,6 +303,22 @@ def _raw_header(headers: Headers, name: str, defects: list[str]) -> str | None:
     return value
 
 
+def _id_header(headers: Headers, name: str, defects: list[str]) -> str | None:
+    """Message-ID, In-Reply-To or References, raw; a value a mailer wrote as RFC 2047
+    encoded words (``=?utf-8?q?=3C20230928-foo=40example=2Ecom=3E?=``, folded) is
+    decoded to the ``<...>`` ids it hides (defect ``encoded-message-id``)."""
+    value = _raw_header(headers, name, defects)
+    if value is None or "=?" not in value:
+        return value
+    for attempt in (repair.unfold(value), re.sub(r"\s+", "", value)):
+        text, _ = repair.decode_rfc2047(attempt)
+        if text != attempt and MSGID_TOKEN.search(text):
+            if "encoded-message-id" not in defects:
+                defects.append("encoded-message-id")
+            return text
+    return value
+
+
 def _header(headers: Headers, name: str, defects: list[str]) -> str | None:
     value = _raw_header(headers, name, defects)
     if value is None:
@@ -419,22 +436,39 @@ def _multipart_body(data: bytes, defects: list[str]) -> tuple[list[str], list[At
 
 def _defect_code(defect: object) -> str:
     """email's ``StartBoundaryNotFoundDefect`` -> ``start-boundary-not-found``."""
-    name = type(defect).__name__.removesuffix("Defect")
-    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+    return email_code(type(defect).__name__)
 
 
 def parse_message(data: bytes, where: Where, defects_in: tuple[str, ...] = ()
                   ) -> MessageRecord | ErrorRecord:
-    """Parse one raw message. Never raises on bad mail."""
+    """Parse one raw message. Never raises on bad mail (in strict mode, ``DefectError``
+    on its first defect, and on a message that cannot be parsed)."""
     try:
-        return _parse(data, where, list(defects_in))
+        return _checked(_parse(data, where, list(defects_in)), where)
+    except DefectError:
+        raise
     except RecursionError:
+        if strict():
+            raise
         return ErrorRecord(where.source, where.offset, where.length,
                            "recursion limit while parsing", where.commit)
     except Exception as exc:  # noqa: BLE001 - one bad message must never stop a run
+        if strict():
+            raise
         log.debug("parse failed at %s:%s", where.source, where.offset, exc_info=True)
         return ErrorRecord(where.source, where.offset, where.length,
                            f"parse failed: {type(exc).__name__}: {exc}"[:300], where.commit)
+
+
+def _checked(record: MessageRecord | ErrorRecord, where: Where) -> MessageRecord | ErrorRecord:
+    """The record, unless strict mode stops at its first defect or error."""
+    if strict():
+        place = f"{where.source}@{where.commit or where.offset}"
+        if isinstance(record, ErrorRecord):
+            raise DefectError("error", f"{place}: {record.reason}")
+        if record.defects:
+            raise DefectError(record.defects[0], place)
+    return record
 
 
 def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | ErrorRecord:
@@ -452,7 +486,7 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
     if m is None:
         defects.append("no-body")
     hdrs = read_headers(head)
-    message_id = parse_message_id(_raw_header(hdrs, "message-id", defects), defects)
+    message_id = parse_message_id(_id_header(hdrs, "message-id", defects), defects)
     list_id = parse_list_id(_header(hdrs, "list-id", defects))
     from_name, from_addr, date = _sender_and_date(
         _raw_header(hdrs, "from", defects), _raw_header(hdrs, "date", defects), defects)
@@ -481,8 +515,8 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
         to=addresses(_header(hdrs, "to", defects)),
         cc=addresses(_header(hdrs, "cc", defects)),
         subject=subject,
-        in_reply_to=parse_ids(_raw_header(hdrs, "in-reply-to", defects)),
-        references=parse_ids(_raw_header(hdrs, "references", defects)),
+        in_reply_to=parse_ids(_id_header(hdrs, "in-reply-to", defects)),
+        references=parse_ids(_id_header(hdrs, "references", defects)),
         list_id=list_id, body=text or None,
         source=where.source, offset=where.offset, length=where.length, commit=where.commit,
         defects=_unique(defects), attachments=files, content_type=ctype, raw_size=len(data),

@@ -230,10 +230,15 @@ def repair_qp(text: str) -> tuple[str, list[str]]:
             i += 1
             continue
         parts = [content]
+        spaced = prefix.endswith((" ", "\t"))
         while parts[-1].endswith("=") and i + 1 < len(lines) and split[i + 1][2] == depth:
             parts[-1] = parts[-1][:-1]
             i += 1
-            parts.append(split[i][1])
+            more_prefix, more, _ = split[i]
+            if not spaced and more_prefix.endswith((" ", "\t")):
+                # ">Client is=" / "> a laptop": the blank after ">" is the text's own
+                more = more_prefix[-1] + more
+            parts.append(more)
         if parts[-1].endswith("=") and i + 1 == len(lines):
             parts[-1] = parts[-1][:-1]
         out.append(prefix + QP_HEX_RUN.sub(_hex_run, "".join(parts)))

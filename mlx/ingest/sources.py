@@ -13,6 +13,8 @@ import logging
 import lzma
 import os
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -154,6 +156,27 @@ def is_git_dir(path: str) -> bool:
             and os.path.isdir(os.path.join(path, "objects")))
 
 
+def inbox_clone(path: str) -> str | None:
+    """The ``.git`` folder of a non-bare clone of a public-inbox epoch (``git clone
+    URL/0``, a mirror tool's checkout, ``--no-checkout``): a work tree whose commits
+    carry blob ``m`` (or ``d``, a deletion); None for any other folder."""
+    gdir = os.path.join(path, ".git")
+    if not (os.path.isdir(gdir) and is_git_dir(gdir)):
+        return None
+    return gdir if is_inbox_repo(gdir) else None
+
+
+def is_inbox_repo(gdir: str) -> bool:
+    """Does the tip of this repository hold a public-inbox message blob?"""
+    git = shutil.which("git")
+    if git is None:
+        return False
+    proc = subprocess.run([git, "--git-dir", gdir, "ls-tree", "--name-only", "HEAD"],
+                          capture_output=True, check=False)
+    names = proc.stdout.decode("utf-8", "replace").split()
+    return proc.returncode == 0 and (names == ["m"] or names == ["d"])
+
+
 def is_maildir(path: str) -> bool:
     return all(os.path.isdir(os.path.join(path, d)) for d in ("cur", "new"))
 
@@ -214,6 +237,8 @@ def _describe(head: bytes) -> str:
 def _walk(root: str, skipped: list[str]) -> list[Source]:
     if is_git_dir(root):
         return [Source(os.path.abspath(root), "git")]
+    if (gdir := inbox_clone(root)) is not None:
+        return [Source(os.path.abspath(gdir), "git")]  # not the one message checked out
     epochs = _epochs(root)
     if epochs:
         return [Source(os.path.abspath(p), "git") for p in epochs]

@@ -124,7 +124,8 @@ def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
     is_pull = per_message("is_pull", False)
     is_patch = ~is_reply & (kind != ROBOT) & (
         has_diff | cover_subject | is_pull
-        | (has_stat & ((kind == PATCH) | has_prefixes | per_message("version_seen", False))))
+        | (has_stat & ((kind == PATCH) | has_prefixes | per_message("version_seen", False)))
+        | ((kind == PATCH) & numpy(facts.column("signed_off"), False, bool)))
     is_cover = is_patch & ~is_pull & (cover_subject | (~has_diff & has_stat))
     pull = is_pull | numpy(facts.column("request_pull"), False, bool)
     del has_diff, has_stat, has_prefixes, cover_subject, is_pull

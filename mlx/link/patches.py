@@ -1,7 +1,8 @@
 """Patches, series and which patch every message is about.
 
 A message is a patch when it is no reply and carries a diff, or is a cover letter
-(``0/N``, a diffstat without a diff), or a pull request.  ``patch_id`` names one
+(``0/N``, a diffstat without a diff), or a pull request, or is a ``[PATCH]`` posting
+with a Signed-off-by whose diff was stripped (``has_diff`` false).  ``patch_id`` names one
 posting, as Patchwork does: a patch's key comes from its Message-ID, and every
 other message takes its nearest patch ancestor, walked through the thread and,
 past messages missing from the archive, up the message's own References.  A
@@ -116,11 +117,14 @@ class Posting:
 
 
 def is_patch(subj: Subject, row: Row) -> bool:
+    """A non-reply with a diff; a cover letter; a pull request; a ``[PATCH]`` posting
+    with a Signed-off-by whose diff a mail client or web archive stripped."""
     if subj.is_reply or subj.kind == "robot":
         return False
     return row.has_diff or subj.is_cover or subj.is_pull or (
         row.diffstat_files is not None and bool(
-            subj.kind == "patch" or subj.prefixes or subj.version_seen))
+            subj.kind == "patch" or subj.prefixes or subj.version_seen)) or (
+        subj.kind == "patch" and bool(row.facts.get("signed_off")))
 
 
 def is_cover_row(subj: Subject, row: Row) -> bool:
