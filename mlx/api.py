@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from mlx.commit import Taker, error_keys
 from mlx.engine import Engine, local
 from mlx.engine import dask as dask_engine
 from mlx.errors import MlxError
+from mlx.ingest import fetch
 from mlx.ingest.plan import Pending, Planner
 from mlx.ingest.sources import Source, discover
 from mlx.link import link_store
@@ -79,7 +81,8 @@ def _strict(on: bool) -> Iterator[None]:
 def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None = None,
            engine: str = "local", progress: Callable[[int], None] | None = None,
            extract: tuple[str, ...] | bool = EXTRACTOR_NAMES,
-           scheduler: str | None = None, strict: bool = False) -> IngestReport:
+           scheduler: str | None = None, strict: bool = False, cache: str | None = None,
+           lore: str = fetch.LORE) -> IngestReport:
     """Ingest archives into ``store``; only what is new is added.
 
     ``extract`` names the per-message extractors to run ("results", "hardware",
@@ -87,6 +90,11 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
 
     ``engine="dask"`` runs the chunks on a dask.distributed cluster: the one at
     ``scheduler`` (an address such as ``tcp://10.0.0.1:8786``), or a LocalCluster.
+
+    ``paths`` may be URLs and ids (``mlx.ingest.fetch``): an ``http(s)://`` mbox or
+    ``.mbox.gz``, a public-inbox epoch ``https://HOST/LIST/N`` (a mirror in ``cache``,
+    fetched incrementally), ``https://HOST/LIST/`` (every epoch), ``mid:MESSAGE-ID``
+    (its thread from ``lore``).  They are fetched before the store is touched.
 
     ``strict=True`` (or ``MLX_STRICT=1`` in the environment, which workers on other
     machines need) stops at the first defect with ``DefectError`` instead of recording
@@ -109,6 +117,15 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; "
                        f"use {', '.join(EXTRACTOR_NAMES)}")
     started = time.perf_counter()
+    with fetch.localized(list(paths), store, cache, lore, progress=progress is not None
+                         and sys.stderr.isatty()) as local_paths:
+        return _ingest(local_paths, list(paths), store, workers, engine, progress, extractors,
+                       scheduler, strict, started)
+
+
+def _ingest(paths: list[str], given: list[str], store: str, workers: int | None, engine: str,
+            progress: Callable[[int], None] | None, extractors: tuple[str, ...],
+            scheduler: str | None, strict: bool, started: float) -> IngestReport:
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)
     n_workers = workers or local.default_workers()
@@ -122,7 +139,7 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
              extractors=extractors, progress=progress)
         report.elapsed = time.perf_counter() - started
         st.manifest.setdefault("runs", []).append({
-            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": list(paths),
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "paths": given,
             "raw": report.raw, "stored": report.stored, "errors": report.errors,
             "duplicates": report.duplicates, "already": report.already})
         st.save_manifest()

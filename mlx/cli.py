@@ -42,10 +42,20 @@ def main() -> None:
               help="Extractors to run on message bodies, comma-separated.")
 @click.option("--no-extract", is_flag=True,
               help="Run no extractor (messages, threads, patches only).")
+@click.option("--cache", default=None, metavar="DIR",
+              help="Where fetched public-inbox epochs are mirrored [default: ~/.cache/mlx].")
+@click.option("--lore", default="https://lore.kernel.org", show_default=True, metavar="BASE",
+              help="The public-inbox server mid:MESSAGE-ID threads are fetched from.")
 def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
-           scheduler: str | None, quiet: bool, extract: str, no_extract: bool) -> None:
+           scheduler: str | None, quiet: bool, extract: str, no_extract: bool,
+           cache: str | None, lore: str) -> None:
     """Ingest mbox/mboxrd files (.gz/.bz2/.xz), Maildirs, .eml files,
     public-inbox epochs, or folders of them, into the store.
+
+    PATHS may also be URLs: an http(s):// mbox or .mbox.gz (a thread's t.mbox.gz,
+    a list's all.mbox.gz), a public-inbox epoch https://HOST/LIST/N (mirrored in
+    the cache, fetched again next time), https://HOST/LIST/ for every epoch, or
+    mid:MESSAGE-ID for one message's thread.
 
     Running it again adds only what is new.
     """
@@ -56,6 +66,7 @@ def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
     try:
         report = api.ingest(list(paths), store=store, workers=workers, engine=engine,
                             progress=bar.update if bar else None, scheduler=scheduler,
+                            cache=cache, lore=lore,
                             extract=() if no_extract else tuple(
                                 e.strip() for e in extract.split(",") if e.strip()))
     except MlxError as exc:

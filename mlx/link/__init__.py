@@ -3,7 +3,8 @@
 Runs after every ingest (a new message can complete an old thread) and
 replaces the tables under ``<store>/link/``: ``messages`` (uid → thread_id,
 parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports`` and
-``claims``.  It works on Arrow and numpy columns (``columns`` threads,
+``claims``; ``subjects`` keeps the parse of every distinct subject, so the next pass
+parses only the new ones.  It works on Arrow and numpy columns (``columns`` threads,
 ``patch_columns`` links patches), reading a few columns at a time, so its memory is
 a few hundred bytes per message; ``reference`` is the same pass message by message.
 """
@@ -43,7 +44,10 @@ def link(st: Store) -> dict[str, int]:
     uid = table.column("uid").combine_chunks()
     th = thread_codes(uid, table.column("date"), codes)
     del table, codes
-    subjects = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"))
+    subjects, seen = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"),
+                                    st.read_link("subjects"))
+    st.write_link("subjects", seen)  # the next pass parses only the subjects new since
+    del seen
     facts = st.read("messages", MESSAGES, [*FACT_COLUMNS, "from_addr", "list_id"])
     lists = pc.count_distinct(facts.column("list_id")).as_py()
     from_addr = facts.column("from_addr").combine_chunks()

@@ -11,6 +11,8 @@ merging trailers) and over robot reports.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -68,18 +70,48 @@ class Subjects:
         return self.column(name)[self.code[rows]]
 
 
-def parse_subjects(subject: pa.ChunkedArray) -> Subjects:
+def parser_version() -> str:
+    """A hash of the code that parses a subject: a stored parse of another is stale."""
+    from mlx.link import patches, subjects
+    h = hashlib.sha1(usedforsecurity=False)
+    for module in (subjects, patches):
+        h.update(inspect.getsource(module).encode())
+    h.update(repr((REPORTED, sorted(EXTRA))).encode())
+    return h.hexdigest()[:16]
+
+
+def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
+                   ) -> tuple[Subjects, pa.Table]:
+    """The subjects parsed, and the parse of every distinct subject seen so far (to
+    store: ``known`` is that table from the last link pass, so only subjects new since
+    are parsed, unless the parser changed)."""
     text, code = encode(subject)
     missing = len(text)
     code[code < 0] = missing
+    version = parser_version()
+    if known is None or (known.schema.metadata or {}).get(b"parser") != version.encode():
+        known = None
+    at = (pc.index_in(text, value_set=known.column("subject")) if known is not None
+          else pa.nulls(missing, pa.int32()))
+    new_rows = np.flatnonzero(numpy(pc.is_null(at), True, bool)) if missing else \
+        np.zeros(0, dtype=np.int64)
     batches = []
-    for start in range(0, missing + 1, BATCH):
-        values: list[str | None] = text.slice(start, BATCH).to_pylist()
-        if start + BATCH > missing:
-            values.append(None)
-        batches.append(_parsed([parse_subject(v) for v in values]))
+    for start in range(0, len(new_rows), BATCH):
+        values = text.take(pa.array(new_rows[start:start + BATCH])).to_pylist()
+        batches.append(_parsed([parse_subject(v) for v in values])
+                       .append_column("subject", pa.array(values, pa.string())))
         parse_subject.cache_clear()  # its entries would outlive the batch
-    return Subjects(text, pa.concat_tables(batches), code)
+    schema = _parsed([]).append_column("subject", pa.array([], pa.string())).schema
+    seen = pa.concat_tables([*([known.select(schema.names).cast(schema)] if known is not None
+                                else []), *batches]) if (known is not None or batches) \
+        else schema.empty_table()
+    base = len(known) if known is not None else 0
+    index = numpy(at, -1, np.int64)
+    index[new_rows] = base + np.arange(len(new_rows))
+    parsed = pa.concat_tables([seen.take(pa.array(index)).drop_columns(["subject"]),
+                               _parsed([parse_subject(None)])])
+    seen = seen.replace_schema_metadata({"parser": version})
+    return Subjects(text, parsed.combine_chunks(), code), seen
 
 
 def _parsed(subjects: list[Subject]) -> pa.Table:
