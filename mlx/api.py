@@ -169,6 +169,8 @@ def _run(st: Store, sources: list[Source], report: IngestReport, eng: Engine,
             if st.manifest.get("link_pending") or st.read_link("messages") is None:
                 st.save_manifest()  # the link task opens the store by its manifest
                 linking = time.perf_counter()
+                if progress is not None and hasattr(progress, "stage"):
+                    progress.stage("link")  # type: ignore[attr-defined]
                 report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
                 report.link_elapsed = time.perf_counter() - linking
                 st.manifest["link_pending"] = False

@@ -115,12 +115,15 @@ class Archive:
         and ``mlx info`` read, small enough for a store of millions of messages."""
         return self._cached("headers", lambda: self._messages(HEADERS + list(LINK_COLUMNS)))
 
-    def headers_of(self, uids: Iterable[str]) -> pd.DataFrame:
-        """``headers`` of the messages ``uids`` only, read with a filter: what the claims
+    def headers_of(self, uids: Iterable[str], columns: list[str] | None = None
+                   ) -> pd.DataFrame:
+        """``headers`` (or the message ``columns`` asked for, with the link columns) of
+        the messages ``uids`` only, read with a filter: what the claims and the report
         need of a big store."""
         import pandas as pd
         uids = set(uids)
-        df = _to_pandas(self.store.read("messages", schema.MESSAGES, HEADERS, uids=uids))
+        own = HEADERS if columns is None else ["uid", *[c for c in columns if c != "uid"]]
+        df = _to_pandas(self.store.read("messages", schema.MESSAGES, own, uids=uids))
         links = self.store.read_link("messages", uids=uids)
         links = _to_pandas(links if links is not None else schema.LINKS.empty_table())
         df = df.merge(links[["uid", *LINK_COLUMNS]], on="uid", how="left")

@@ -61,11 +61,10 @@ def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
     """
     bar: Any = None
     if not quiet and sys.stderr.isatty():
-        from tqdm import tqdm
-        bar = tqdm(unit=" msg", file=sys.stderr, desc="ingest", smoothing=0.1)
+        bar = _Progress()
     try:
         report = api.ingest(list(paths), store=store, workers=workers, engine=engine,
-                            progress=bar.update if bar else None, scheduler=scheduler,
+                            progress=bar, scheduler=scheduler,
                             cache=cache, lore=lore,
                             extract=() if no_extract else tuple(
                                 e.strip() for e in extract.split(",") if e.strip()))
@@ -77,6 +76,28 @@ def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
             bar.close()
     if not quiet:
         click.echo(format_report(report), err=True)
+
+
+class _Progress:
+    """The ingest's progress on a terminal: messages read, then the link pass."""
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+        self.bar = tqdm(unit=" msg", file=sys.stderr, desc="ingest", smoothing=0.1)
+
+    def __call__(self, n: int) -> None:
+        self.bar.update(n)
+
+    def stage(self, name: str) -> None:
+        if name == "link":
+            self.bar.set_description("ingest done")
+            self.bar.refresh()
+            self.bar.close()
+            click.echo("linking threads, patches and claims over the whole store ...",
+                       err=True)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def format_report(r: api.IngestReport) -> str:
@@ -165,6 +186,22 @@ def sql(store: str, query: str, as_csv: bool) -> None:
 
 
 @main.command()
+@click.argument("text")
+@STORE
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def show(text: str, store: str, as_json: bool) -> None:
+    """One patch: its versions, claims, the lines they come from, the setup hardware
+    and its thread's size.  TEXT is a piece of a patch title, a patch_id or a
+    Message-ID (mid:ID)."""
+    from mlx.report.show import show as do_show
+    archive = _archive(store)
+    try:
+        click.echo(do_show(archive, text, as_json))
+    except MlxError as exc:
+        _fail(exc)
+
+
+@main.command()
 @STORE
 @click.option("--patch", default=None, help="Only claims whose patch title contains TEXT.")
 @click.option("--verdict", type=click.Choice(["improvement", "regression", "no-change"]),
@@ -237,7 +274,15 @@ def report(store: str, out: str) -> None:
     """CSV tables, PNG plots and an index.html with the top claims."""
     from mlx.report.export import report as do_report
     archive = _archive(store)
-    click.echo(do_report(archive, out))
+    bar: Any = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(unit=" patch pages", file=sys.stderr, desc="report")
+    try:
+        click.echo(do_report(archive, out, bar.update if bar else None))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,5 +18,7 @@ def test_notebook_runs() -> None:
                    for o in outputs)
     assert "6 raw messages, 6 stored, 0 errors" in text
     assert "improvement" in text
+    assert "mean_delta_pct" in text  # the SQL query ran
+    assert "wireguard.lists.zx2c4.com" in text  # claims per list
     # the plots came out as images
-    assert sum("image/png" in o.get("data", {}) for o in outputs) >= 2
+    assert sum("image/png" in o.get("data", {}) for o in outputs) >= 3

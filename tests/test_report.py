@@ -54,11 +54,16 @@ def test_report_escapes_and_has_plots(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["report", "--store", store, "--out", str(tmp_path / "r")])
     assert res.exit_code == 0, res.output
     page = (tmp_path / "r" / "index.html").read_text()
-    assert "<script>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert" not in page and "alert(1)" in page  # only inside escaped JSON
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page
     pngs = sorted(p.name for p in (tmp_path / "r" / "plots").iterdir())
-    assert {"deltas.png", "over-time.png", "hardware.png", "patch-1.png"} <= set(pngs)
+    assert {"deltas.png", "over-time-1.png", "hardware.png"} <= set(pngs)
     assert all((tmp_path / "r" / "plots" / p).stat().st_size > 5000 for p in pngs)
+    pages = list((tmp_path / "r" / "patches").glob("*.html"))
+    assert pages and all(p.with_suffix(".png").stat().st_size > 5000 for p in pages)
+    for page_path in [*pages, *(tmp_path / "r" / "messages").glob("*.html")]:
+        text = page_path.read_text()
+        assert "<script" not in text and "<b>Eve" not in text, page_path
 
 
 def test_claims_command(tmp_path: Path) -> None:
@@ -86,3 +91,25 @@ def test_plot_helpers_return_figures(tmp_path: Path) -> None:
     for fig in (archive.plot_patch("gro call"), archive.plot_deltas(), archive.plot_over_time(),
                 archive.plot_hardware()):
         assert isinstance(fig, Figure)
+
+
+def test_show_a_patch(tmp_path: Path) -> None:
+    import json
+    store = store_with_sample(tmp_path)
+    res = CliRunner().invoke(main, ["show", "gro call", "--store", store])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert out.startswith("receive: use gro call instead of plain call\n")
+    assert "claims (3):" in out
+    assert "0.0.20180708 251 -> 0.0.20180708 w/napi_gro_receive patch 498 Mbit/s" in out
+    assert "line 24: [SUM]   0.00-10.00  sec   300 MBytes   251 Mbits/sec" in out
+    assert "setup hardware: PC Engines APU2" in out
+    # by Message-ID (the reply that measured it), as JSON
+    res = CliRunner().invoke(main, ["show", "mid:<F0797C8C-D288-4531-A21F-4FD38764544A@"
+                                    "lonnie.abelbeck.com>", "--store", store, "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    assert got["title"] == "receive: use gro call instead of plain call"
+    assert len(got["claims"]) == 3 and got["claims"][0]["baseline_line_no"] == 23
+    res = CliRunner().invoke(main, ["show", "no such patch anywhere", "--store", store])
+    assert res.exit_code == 1 and res.output.startswith("Error: no patch matches")

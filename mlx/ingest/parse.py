@@ -54,7 +54,10 @@ PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file", "application/
 PATCH_NAME = re.compile(r"\.(?:patch|diff)$", re.I)
 
 WANTED = ("message-id", "list-id", "from", "date", "subject", "to", "cc", "in-reply-to",
-          "references", "content-type", "content-transfer-encoding", "content-disposition")
+          "references", "content-type", "content-transfer-encoding", "content-disposition",
+          "archived-at", "list-archive")
+# Archived-At: <https://lore.kernel.org/r/...>, List-Archive: <https://lists.example.org/x/>
+WEB_URL = re.compile(r"<\s*(https?://[^\s<>\"']+)\s*>|^\s*(https?://[^\s<>\"']+)", re.I)
 # one wanted header field with its folded continuation lines: "\nSubject: foo\n bar".
 # The leading "\n" literal lets the regex engine jump from line to line at C speed.
 HEADER_FIELD = re.compile(rb"\n(?i:(" + "|".join(WANTED).encode() + rb"))[ \t]*:[ \t]*"
@@ -93,6 +96,8 @@ class MessageRecord:
     attachments: list[Attachment] = field(default_factory=list)
     content_type: str | None = None
     raw_size: int = 0
+    archived_at: str | None = None  # the Archived-At URL (http(s) only)
+    list_archive: str | None = None  # the List-Archive URL (http(s) only)
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,12 @@ def parse_message_id(value: str | None, defects: list[str]) -> str | None:
         return bare[0]
     defects.append("bad-message-id")
     return value.strip() or None
+
+
+def web_url(value: str | None) -> str | None:
+    """The http(s) URL of an Archived-At or List-Archive header (no other scheme)."""
+    m = WEB_URL.search(value or "")
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def parse_list_id(value: str | None) -> str | None:
@@ -520,6 +531,8 @@ def _parse(data: bytes, where: Where, defects: list[str]) -> MessageRecord | Err
         list_id=list_id, body=text or None,
         source=where.source, offset=where.offset, length=where.length, commit=where.commit,
         defects=_unique(defects), attachments=files, content_type=ctype, raw_size=len(data),
+        archived_at=web_url(_header(hdrs, "archived-at", defects)),
+        list_archive=web_url(_header(hdrs, "list-archive", defects)),
     )
 
 

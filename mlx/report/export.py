@@ -7,7 +7,6 @@ comes from a message is escaped.
 
 from __future__ import annotations
 
-import html
 import os
 from typing import Any
 
@@ -67,59 +66,9 @@ def export(archive: Any, out: str, fmt: str = "csv", tables: tuple[str, ...] = T
     return written
 
 
-def _e(value: Any) -> str:
-    if value is None or (not isinstance(value, (list, tuple, str)) and pd.isna(value)):
-        return ""
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return html.escape(str(value))
-
-
-def report(archive: Any, out: str, top: int = 25) -> str:
-    """CSV tables, PNG plots and an index.html showing them; returns the index path."""
-    from mlx.report import plots
+def report(archive: Any, out: str, progress: Any = None) -> str:
+    """CSV tables, PNG plots, ``index.html`` (every claim, sortable and filterable) and a
+    page per patch (``mlx.report.site``); returns the index path."""
+    from mlx.report import site
     export(archive, os.path.join(out, "tables"))
-    claims = archive.claims
-    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
-    figures = {"deltas.png": plots.delta_histogram(claims),
-               "over-time.png": plots.claims_over_time(claims),
-               "hardware.png": plots.hardware_mix(archive.hardware)}
-    measured = claims[claims.kind == "measured"]
-    patch_ids = measured.patch_id.dropna().value_counts().index[:8]
-    for i, pid in enumerate(patch_ids):
-        figures[f"patch-{i + 1}.png"] = plots.patch_bars(claims, pid)
-    for name, fig in figures.items():
-        fig.savefig(os.path.join(out, "plots", name), dpi=110)
-    ranked = measured.assign(size=measured.delta_pct.abs()).sort_values("size", ascending=False)
-    rows = "\n".join(
-        f"<tr><td>{_e(r.title)}</td><td>{_e(r.test)}</td><td>{_e(r.side)}</td>"
-        f"<td>{_e(r.baseline_label)}</td><td>{_e(r.baseline_value)}</td>"
-        f"<td>{_e(r.patched_label)}</td><td>{_e(r.patched_value)}</td><td>{_e(r.unit_norm)}</td>"
-        f"<td>{_e(f'{r.delta_pct:+.1f}%')}</td><td>{_e(r.verdict)}</td>"
-        f"<td>{_e(r.author)}</td><td>{_e(r.hardware)}</td></tr>"
-        for r in ranked.head(top).itertuples())
-    counts = {n: len(getattr(archive, n)) for n in ("messages", "threads", "patches", "results",
-                                                     "hardware", "claims")}
-    images = "\n".join(f'<figure><img src="plots/{html.escape(n)}" alt="{html.escape(n)}">'
-                       f"</figure>" for n in figures)
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mlx report</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}
-table{{border-collapse:collapse;font-size:13px}}td,th{{border:1px solid #ccc;padding:3px 6px}}
-img{{max-width:100%}}figure{{margin:1em 0}}</style></head><body>
-<h1>mlx report</h1>
-<p>{", ".join(f"{_e(v)} {_e(k)}" for k, v in counts.items())}.
-Tables as CSV in <a href="tables/">tables/</a>.</p>
-<h2>Largest measured claims</h2>
-<table><tr><th>patch</th><th>test</th><th>side</th><th>baseline</th><th></th><th>patched</th>
-<th></th><th>unit</th><th>delta</th><th>verdict</th><th>by</th><th>hardware</th></tr>
-{rows}
-</table>
-<h2>Plots</h2>
-{images}
-</body></html>
-"""
-    index = os.path.join(out, "index.html")
-    with open(index, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    return index
+    return site.build(archive, out, progress)

@@ -6,7 +6,11 @@ from typing import Any
 
 import pandas as pd
 
-COLORS = {"improvement": "#2a9d8f", "regression": "#e76f51", "no-change": "#8d99ae"}
+# Okabe-Ito colours, told apart with any colour vision: improvement blue, regression
+# vermillion, no change grey; baseline bars are light grey and hatched, so they differ
+# from the patched bar of any verdict by pattern as well as by colour
+COLORS = {"improvement": "#0072B2", "regression": "#D55E00", "no-change": "#7F7F7F"}
+BASELINE = "#D9D9D9"
 
 
 def _figure(width: float = 8.0, height: float = 4.5) -> Any:
@@ -37,10 +41,11 @@ def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     names = [_short(" / ".join(str(x) for x in (r.test, r.side, r.section) if pd.notna(x)), 48)
              for r in c.itertuples()]
     y = range(len(c))
-    ax.barh([i + 0.2 for i in y], c.baseline_value, height=0.4, color="#adb5bd",
-            label="baseline")
+    ax.barh([i + 0.2 for i in y], c.baseline_value, height=0.4, color=BASELINE,
+            edgecolor="#555555", hatch="///", linewidth=0.6, label="baseline")
     ax.barh([i - 0.2 for i in y], c.patched_value, height=0.4,
-            color=[COLORS.get(str(v), "#457b9d") for v in c.verdict], label="patched")
+            color=[COLORS.get(str(v), "#56B4E9") for v in c.verdict], edgecolor="#222222",
+            linewidth=0.6, label="patched (colour: verdict)")
     for i, r in zip(y, c.itertuples(), strict=True):
         ax.text(max(r.baseline_value, r.patched_value), i, f"  {r.delta_pct:+.1f}%",
                 va="center", fontsize=8)
@@ -74,21 +79,21 @@ def delta_histogram(claims: pd.DataFrame) -> Any:
     return fig
 
 
-def claims_over_time(claims: pd.DataFrame) -> Any:
-    """Measured claims by date, coloured by verdict."""
+def claims_over_time(claims: pd.DataFrame, title: str = "Claims over time") -> Any:
+    """Measured claims by date, coloured (and shaped) by verdict."""
     c = claims[(claims.kind == "measured") & claims.date.notna() & claims.delta_pct.notna()]
     fig = _figure()
     ax = fig.add_subplot()
     if c.empty:
         return _nothing(fig, ax, "no dated claims")
-    for v, color in COLORS.items():
+    for (v, color), marker in zip(COLORS.items(), ("^", "v", "o"), strict=True):
         sel = c[c.verdict == v]
         if len(sel):
-            ax.scatter(sel.date.dt.tz_localize(None), sel.delta_pct.clip(-100, 200), s=14,
-                       color=color, label=v)
+            ax.scatter(sel.date.dt.tz_convert(None), sel.delta_pct.clip(-100, 200), s=18,
+                       color=color, marker=marker, label=v)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_ylabel("delta, %")
-    ax.set_title("Claims over time")
+    ax.set_title(_short(title, 90))
     ax.legend(fontsize=8)
     fig.autofmt_xdate()
     return fig
@@ -106,7 +111,7 @@ def hardware_mix(hardware: pd.DataFrame, top: int = 12) -> Any:
             ax.text(0.5, 0.5, f"no {kind}", ha="center", va="center")
             ax.set_axis_off()
             continue
-        ax.barh([_short(i, 34) for i in counts.index], counts.values, color="#457b9d")
+        ax.barh([_short(i, 34) for i in counts.index], counts.values, color="#0072B2")
         ax.invert_yaxis()
         ax.set_title(f"{kind.upper()} named", fontsize=10)
         ax.tick_params(axis="y", labelsize=7)
