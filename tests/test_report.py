@@ -113,3 +113,17 @@ def test_show_a_patch(tmp_path: Path) -> None:
     assert len(got["claims"]) == 3 and got["claims"][0]["baseline_line_no"] == 23
     res = CliRunner().invoke(main, ["show", "no such patch anywhere", "--store", store])
     assert res.exit_code == 1 and res.output.startswith("Error: no patch matches")
+
+
+def test_message_urls() -> None:
+    from mlx.report.site import message_url
+    assert message_url("a@b", "netdev.vger.kernel.org") == "https://lore.kernel.org/netdev/a@b/"
+    assert message_url("a@b", "ath10k.lists.infradead.org", None, "https://x.org/a") == \
+        "https://lore.kernel.org/ath10k/a@b/"
+    assert message_url("a b@c", "x.example.org", "https://arch.example.org/m/1") == \
+        "https://arch.example.org/m/1"  # Archived-At first
+    assert message_url("a@b", "x.example.org", None, "https://lists.example.org/x/") == \
+        "https://lists.example.org/x/"
+    assert message_url("a@b", "x.example.org", "javascript:alert(1)", "javascript:x") is None
+    assert message_url("<a/b>@c", "netdev.vger.kernel.org") == \
+        "https://lore.kernel.org/netdev/%3Ca%2Fb%3E@c/"

@@ -30,7 +30,8 @@ import pandas as pd
 
 # lists lore.kernel.org carries, by List-Id: <netdev.vger.kernel.org> -> netdev
 LORE_LIST = re.compile(r"^([a-z0-9][a-z0-9._+-]*)\.(?:vger\.kernel\.org|lists\.infradead\.org|"
-                       r"lists\.linux\.dev|lists\.openwrt\.org|lists\.ozlabs\.org)$", re.I)
+                       r"lists\.linux\.dev|lists\.openwrt\.org|lists\.ozlabs\.org|"
+                       r"lists\.zx2c4\.com)$", re.I)
 WEB = re.compile(r"^https?://[^\s<>\"'`]+$", re.I)
 EXCERPT_BEFORE, EXCERPT_AFTER = 4, 1  # body lines shown around a claim's source lines
 MESSAGE_COLUMNS = ["uid", "message_id", "list_id", "archived_at", "list_archive", "body",
