@@ -33,13 +33,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     """Files from the served folder, and some bad answers."""
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        if self.path == "/to-file":
+        if self.path == "/to-file.mbox":
             self._redirect("file:///etc/passwd")
-        elif self.path == "/to-ftp":
+        elif self.path == "/to-ftp.mbox":
             self._redirect("ftp://127.0.0.1/x.mbox")
-        elif self.path == "/to-mbox":
+        elif self.path == "/to-mbox.mbox":
             self._redirect("/lists/a.mbox")
-        elif self.path == "/short":  # promises more bytes than it sends
+        elif self.path == "/short.mbox":  # promises more bytes than it sends
             self.send_response(200)
             self.send_header("Content-Length", "100000")
             self.end_headers()
@@ -96,6 +96,8 @@ def test_url_kinds() -> None:
     assert url_kind("https://lore.kernel.org/netdev/?q=wireguard&x=m") == "file"
     assert url_kind("https://lore.kernel.org/all/x@y/t.mbox.gz") == "file"
     assert url_kind("https://example.org/archive/2024-01.mbox") == "file"
+    assert url_kind("https://lore.kernel.org/netdev") == "list"  # no trailing slash
+    assert url_kind("https://example.org/2024.mbox") == "file"
     assert cache_path("https://lore.kernel.org/netdev/0", "/c") == \
         "/c/lore.kernel.org/netdev/0.git"
     assert cache_path("http://127.0.0.1:8000/x/git/2.git", "/c") == "/c/127.0.0.1_8000/x/2.git"
@@ -105,7 +107,7 @@ def test_mbox_urls(served: tuple[str, Path], tmp_path: Path) -> None:
     base, _ = served
     store = tmp_path / "s"
     report = mlx.ingest([f"{base}/lists/a.mbox", f"{base}/lists/a.mbox.gz",
-                         f"{base}/to-mbox"], store=str(store), workers=1)
+                         f"{base}/to-mbox.mbox"], store=str(store), workers=1)
     assert (report.raw, report.stored, report.duplicates) == (8, 5, 3)
     assert sorted(mlx.load(str(store)).messages.subject) == [f"m{i}" for i in range(5)]
     assert not list(tmp_path.glob(".mlx-download-*"))  # downloads removed after
@@ -161,9 +163,9 @@ def _free_port() -> int:
 @pytest.mark.parametrize("where, said", [
     ("/nothing.mbox", "HTTP 404"),
     ("/lists/cut.mbox.gz", "damaged or cut short"),
-    ("/short", "stopped at"),
-    ("/to-file", "is not allowed"),  # urllib's own refusal
-    ("/to-ftp", r"no http\(s\) URL: not followed"),
+    ("/short.mbox", "stopped at"),
+    ("/to-file.mbox", "is not allowed"),  # urllib's own refusal
+    ("/to-ftp.mbox", r"no http\(s\) URL: not followed"),
     ("/inbox/git/7.git", "git clone failed"),
 ])
 def test_failed_fetches_leave_the_store_untouched(served: tuple[str, Path], tmp_path: Path,
@@ -184,6 +186,8 @@ def test_failed_fetches_leave_the_store_untouched(served: tuple[str, Path], tmp_
     ("ftp://127.0.0.1/a.mbox", "only http:// and https://"),
     ("http://nothing.invalid/a.mbox", "nothing.invalid"),
     ("mid:", "expected mid:MESSAGE-ID"),
+    ("http://127.0.0.1:abc/list/0", "the port is no number"),
+    ("http://../victim/0", "without a valid host name"),
 ])
 def test_refused_and_unreachable_urls(arg: str, said: str, tmp_path: Path) -> None:
     with pytest.raises(MlxError, match=said):

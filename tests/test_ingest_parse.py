@@ -259,3 +259,13 @@ def test_mutated_real_messages_never_raise() -> None:
             assert isinstance(got, MessageRecord | ErrorRecord)
             tried += 1
     assert tried >= 100
+
+
+def test_an_encoded_comment_beside_plain_ids_is_no_encoded_id() -> None:
+    raw = (b"From: a <a@example.org>\nSubject: x\nMessage-ID: <m@example.org>\n"
+           b"In-Reply-To: <a@x> (=?utf-8?q?Bob?=)\nReferences: <z@x> =?utf-8?q?hello?= <a@x>\n"
+           b"Date: Mon, 2 Mar 2020 10:00:00 +0000\n\nhi\n")
+    got = parse_message(raw, Where("x", 0, len(raw)))
+    assert isinstance(got, MessageRecord)
+    assert "encoded-message-id" not in got.defects
+    assert (got.in_reply_to, got.references) == (["a@x"], ["z@x", "a@x"])

@@ -112,3 +112,19 @@ def test_link_of_an_empty_store(tmp_path: Path) -> None:
                         "claims": 0}
     archive = mlx.load(str(tmp_path / "s"))
     assert len(archive.threads) == len(archive.patches) == len(archive.claims) == 0
+
+
+def test_link_with_no_sender_anywhere(tmp_path: Path) -> None:
+    """No message has a From address, and a reply carries a trailer: still linked, as the
+    reference links it."""
+    from mlx.ingest.split import write_mboxrd
+    patch = (b"Subject: [PATCH] x: fix y\nMessage-ID: <p@x>\nDate: Mon, 1 Jan 2024 00:00:00 "
+             b"+0000\n\nSigned-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
+             b"@@ -1 +1 @@\n-a\n+b\n")
+    reply = (b"Subject: Re: [PATCH] x: fix y\nMessage-ID: <r@x>\nIn-Reply-To: <p@x>\n"
+             b"Date: Mon, 1 Jan 2024 01:00:00 +0000\n\nReviewed-by: B <b@x>\n")
+    (tmp_path / "m.mbox").write_bytes(write_mboxrd([patch, reply]))
+    mlx.ingest([str(tmp_path / "m.mbox")], store=str(tmp_path / "s"), workers=1)
+    _same_tables(tmp_path / "s")
+    other = Store(str(tmp_path / "s")).read_link("patches").column("trailers_other")
+    assert other.to_pylist() == [[{"key": "Reviewed-by", "value": "B <b@x>"}]]

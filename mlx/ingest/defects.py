@@ -77,7 +77,9 @@ class DefectError(MlxError):
     """A defect met in strict mode."""
 
     def __init__(self, code: str, where: str) -> None:
-        meaning = DEFECTS.get(code) or EMAIL_DEFECTS.get(code, "unknown defect")
+        meaning = DEFECTS.get(code) or EMAIL_DEFECTS.get(code) or (
+            "a chunk that could not be read as a message: an errors row" if code == "error"
+            else "unknown defect")
         super().__init__(f"{where}: defect {code} ({meaning}); strict mode (MLX_STRICT) "
                          f"stops at the first")
         self.code, self.where = code, where

@@ -23,6 +23,8 @@ redirects to other schemes are refused, and git never prompts for credentials.
 from __future__ import annotations
 
 import gzip
+import http.client
+import io
 import json
 import os
 import re
@@ -46,12 +48,17 @@ TIMEOUT = 60.0  # seconds without a byte before a download or a git request give
 BLOCK = 1 << 16
 # git's transports other than http(s) stay off, whatever the URL asks for
 GIT_SAFE = ["-c", "protocol.allow=never", "-c", "protocol.https.allow=always",
-            "-c", "protocol.http.allow=always"]
+            "-c", "protocol.http.allow=always",
+            # a server that stalls (under 1 KB/s for a minute) fails the request
+            "-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60"]
 # "ext::sh -c ...", "fd::3": git's remote helpers, never taken from an argument
 HELPER = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 # https://HOST/LIST/0, https://HOST/LIST/git/0.git
 EPOCH_PATH = re.compile(r"^(.*?)/(?:git/)?(\d+)(?:\.git)?/?$")
+# a host name or address as a URL may hold it (no "..", no "/")
+HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?|\[?[0-9A-Fa-f:.]+\]?")
+MANIFEST_MAX = 64 << 20  # bytes of manifest.js.gz read, and at most that much unpacked
 
 
 class FetchError(MlxError):
@@ -120,21 +127,26 @@ def _checked_url(arg: str) -> str:
         raise FetchError(f"{arg}: only http:// and https:// URLs (and mid:MESSAGE-ID) are "
                          f"fetched; give other archives as local paths")
     parts = urllib.parse.urlsplit(arg)
-    if not parts.hostname:
-        raise FetchError(f"{arg}: a URL without a host")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is no number
+    except ValueError:
+        raise FetchError(f"{arg}: the port is no number") from None
+    if not parts.hostname or not HOST.fullmatch(parts.hostname) or ".." in parts.hostname:
+        raise FetchError(f"{arg}: a URL without a valid host name")
     return arg
 
 
 def url_kind(url: str) -> str:
-    """``epoch`` (``.../N``, ``.../git/N.git``), ``list`` (``https://HOST/LIST/``) or
-    ``file`` (anything else: a download)."""
+    """``epoch`` (``.../LIST/N``, ``.../LIST/git/N.git``), ``list`` (``https://HOST/LIST/``,
+    or ``https://HOST/LIST`` without a dot) or ``file`` (anything else: a download)."""
     parts = urllib.parse.urlsplit(url)
     if parts.query:
         return "file"  # a search export: ?q=...&x=m
-    if EPOCH_PATH.match(parts.path) and not parts.path.endswith((".gz", ".mbox")):
+    segments = [p for p in parts.path.split("/") if p]
+    if EPOCH_PATH.match(parts.path) and len(segments) >= 2:
         return "epoch"
-    if parts.path.endswith("/") and len([p for p in parts.path.split("/") if p]) == 1:
-        return "list"
+    if len(segments) == 1 and (parts.path.endswith("/") or "." not in segments[0]):
+        return "list"  # https://HOST/LIST/ or https://HOST/LIST
     return "file"
 
 
@@ -193,7 +205,7 @@ def _download(url: str, where: str, show: bool, out: Fetched) -> str:
         raise FetchError(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         raise FetchError(f"{url}: {_reason(exc.reason)}") from None
-    except (OSError, ValueError) as exc:  # a reset connection, a timeout mid-stream
+    except (OSError, ValueError, http.client.HTTPException) as exc:  # reset, timeout, cut
         raise FetchError(f"{url}: download failed: {_reason(exc)}") from None
     if expected and expected.isdigit() and got != int(expected):
         raise FetchError(f"{url}: download stopped at {got:,} of {int(expected):,} bytes")
@@ -260,9 +272,12 @@ def _git(*args: str, show: bool = False) -> subprocess.CompletedProcess[bytes]:
     git = shutil.which("git")
     if git is None:
         raise FetchError("git is not installed; install git to fetch public-inbox epochs")
-    return subprocess.run([git, *GIT_SAFE, *args], env=_git_env(), check=False,
-                          stdout=subprocess.PIPE,
-                          stderr=None if show else subprocess.PIPE, timeout=24 * 3600)
+    try:
+        return subprocess.run([git, *GIT_SAFE, *args], env=_git_env(), check=False,
+                              stdout=subprocess.PIPE,
+                              stderr=None if show else subprocess.PIPE, timeout=24 * 3600)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"git {args[0] if args else ''} ran for a day: stopped") from None
 
 
 def _git_failed(url: str, what: str, proc: subprocess.CompletedProcess[bytes]) -> FetchError:
@@ -287,6 +302,11 @@ def fetch_epoch(url: str, cache: str, show: bool = False) -> str:
     fetched after.  Returns the mirror's path."""
     dest = cache_path(url, cache)
     if os.path.isfile(os.path.join(dest, "HEAD")):
+        origin = _git("--git-dir", dest, "config", "--get", "remote.origin.url")
+        if origin.stdout.decode("utf-8", "replace").strip() != url:
+            raise FetchError(f"{url}: the cache {dest} mirrors "
+                             f"{origin.stdout.decode('utf-8', 'replace').strip() or 'nothing'}; "
+                             f"give the same URL, or another --cache")
         proc = _git("--git-dir", dest, "fetch", "--prune", "--quiet", "origin", show=show)
         if proc.returncode != 0:
             raise _git_failed(url, "fetch", proc)
@@ -298,7 +318,12 @@ def fetch_epoch(url: str, cache: str, show: bool = False) -> str:
                     os.path.join(tmp, "epoch.git"), show=show)
         if proc.returncode != 0:
             raise _git_failed(url, "clone", proc)
-        os.replace(os.path.join(tmp, "epoch.git"), dest)
+        try:
+            os.replace(os.path.join(tmp, "epoch.git"), dest)
+        except OSError:
+            if not os.path.isfile(os.path.join(dest, "HEAD")):
+                raise FetchError(f"{url}: cannot move the clone into {dest}") from None
+            # another run cloned it first: use that one
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return dest
@@ -331,9 +356,14 @@ def _manifest_epochs(base: str) -> list[str]:
     request = urllib.request.Request(base + "manifest.js.gz", headers={"User-Agent": "mlx"})
     try:
         with _opener().open(request, timeout=TIMEOUT) as resp:
-            data = resp.read(64 << 20)
-        manifest = json.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
-    except (urllib.error.URLError, OSError, ValueError, EOFError):
+            data = resp.read(MANIFEST_MAX)
+        if data[:2] == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+                data = gz.read(MANIFEST_MAX + 1)
+            if len(data) > MANIFEST_MAX:
+                return []  # no manifest is that big: probe instead
+        manifest = json.loads(data)
+    except (urllib.error.URLError, OSError, ValueError, EOFError, http.client.HTTPException):
         return []
     if not isinstance(manifest, dict):
         return []

@@ -319,9 +319,9 @@ def _id_header(headers: Headers, name: str, defects: list[str]) -> str | None:
     encoded words (``=?utf-8?q?=3C20230928-foo=40example=2Ecom=3E?=``, folded) is
     decoded to the ``<...>`` ids it hides (defect ``encoded-message-id``)."""
     value = _raw_header(headers, name, defects)
-    if value is None or "=?" not in value:
-        return value
-    for attempt in (repair.unfold(value), re.sub(r"\s+", "", value)):
+    if value is None or "=?" not in value or MSGID_TOKEN.search(value):
+        return value  # plain ids (an encoded comment beside them is no encoded id)
+    for attempt in (repair.unfold(value), re.sub(r"\r?\n[ \t]*", "", value)):
         text, _ = repair.decode_rfc2047(attempt)
         if text != attempt and MSGID_TOKEN.search(text):
             if "encoded-message-id" not in defects:

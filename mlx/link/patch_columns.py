@@ -76,7 +76,8 @@ def parser_version() -> str:
     h = hashlib.sha1(usedforsecurity=False)
     for module in (subjects, patches):
         h.update(inspect.getsource(module).encode())
-    h.update(repr((REPORTED, sorted(EXTRA))).encode())
+    h.update(inspect.getsource(_parsed).encode())
+    h.update(repr((REPORTED, sorted(EXTRA), sorted(KINDS.items()))).encode())
     return h.hexdigest()[:16]
 
 
@@ -478,7 +479,7 @@ def _trailers(trailers: pa.ChunkedArray, from_addr: pa.Array, author: np.ndarray
     is_patch = np.zeros(len(pid), dtype=bool)
     is_patch[patch_rows] = True
     replies = np.flatnonzero((length > 0) & (pid >= 0) & ~is_patch)
-    replies = replies[~robot[author[replies]] | (author[replies] < 0)]
+    replies = replies[~_at(robot, author[replies], False)]
     by_pid = np.argsort(pid[patch_rows], kind="stable")
     sorted_pid = pid[patch_rows][by_pid]
     lo = np.searchsorted(sorted_pid, pid[replies], side="left")
@@ -493,13 +494,23 @@ def _trailers(trailers: pa.ChunkedArray, from_addr: pa.Array, author: np.ndarray
     reply_of = np.concatenate((reply_of, np.repeat(reply_of, hi2 - lo2)))
     target = np.concatenate((target, part_of[_ranges(lo2, hi2 - lo2)]))
     t, o, c, r = sources(target, replies[reply_of], 2 + reply_of, True)
-    sender = np.where(author[r] >= 0, sender_mail[np.maximum(author[r], 0)], -2)
+    sender = _at(sender_mail, author[r], -2)
     theirs = (pair_mail[c] >= 0) & (pair_mail[c] == sender)
     given = (t[theirs], o[theirs], c[theirs])
     others = (t[~theirs], o[~theirs], c[~theirs])
     offsets_mine, mine = _merge([own[:3], cover[:3], given], n_patch, len(pairs))
     offsets_other, other = _merge([others], n_patch, len(pairs))
     return offsets_mine, mine, offsets_other, other, key, value
+
+
+def _at(values: np.ndarray, codes: np.ndarray, missing: Any) -> np.ndarray:
+    """``values[codes]``, ``missing`` where a code is -1 (no sender: ``values`` may be
+    empty when no message has one)."""
+    out = np.full(len(codes), missing, dtype=values.dtype if len(values) else
+                  np.asarray(missing).dtype)
+    known = codes >= 0
+    out[known] = values[codes[known]]
+    return out
 
 
 def _merge(sources: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_patch: int,

@@ -116,7 +116,7 @@ SCRIPT = r"""(function () {
     th.appendChild(b); head.appendChild(th);
   });
   function safe(url) {
-    return typeof url === "string" && /^(https?:\/\/|patches\/|messages\/)/.test(url);
+    return typeof url === "string" && /^(https?:\/\/|patches\/|messages\/)/i.test(url);
   }
   var rows = data.map(function (d) {
     var tr = document.createElement("tr");
@@ -166,8 +166,8 @@ SCRIPT = r"""(function () {
       if (sortKey === "delta") {
         x = x === null ? null : Math.abs(x); y = y === null ? null : Math.abs(y);
       }
-      if (x === null || x === undefined) return 1;
-      if (y === null || y === undefined) return -1;
+      var nx = x === null || x === undefined, ny = y === null || y === undefined;
+      if (nx || ny) return nx === ny ? 0 : (nx ? 1 : -1);
       var r = c[2] ? x - y : String(x).localeCompare(String(y));
       return sortUp ? r : -r;
     });
@@ -216,8 +216,9 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
         message_url(r.message_id, msgs.list_id.get(r.uid), msgs.archived_at.get(r.uid),
                     msgs.list_archive.get(r.uid)) for r in claims.itertuples()]
     pages = sorted(p for p in claims.patch_id.dropna().unique() if re.fullmatch(r"\w+", p))
+    paged = set(pages)
     claims["patch_url"] = claims.patch_id.map(
-        lambda p: f"patches/{p}.html" if isinstance(p, str) and p in set(pages) else None)
+        lambda p: f"patches/{p}.html" if isinstance(p, str) and p in paged else None)
     figures = {"deltas.png": plots.delta_histogram(claims),
                "hardware.png": plots.hardware_mix(archive.hardware)}
     lists = sorted(x for x in claims.list.dropna().unique()) if len(claims) else []
@@ -231,9 +232,17 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
     for uid, m in msgs.iterrows():
         _message_page(out, str(uid), m)
     hardware = archive.hardware
+    if "role" in hardware.columns:
+        hardware = hardware[hardware.role.fillna("setup") == "setup"]
+    setup = {uid: rows for uid, rows in hardware[hardware.uid.isin(set(claims.uid))]
+             .groupby("uid")}
     patches = archive.patches
-    for pid in pages:
-        _patch_page(out, pid, claims[claims.patch_id == pid], patches, msgs, hardware)
+    by_patch = dict(list(patches.groupby("patch_id")))
+    by_series = dict(list(patches.groupby("series_id")))
+    for pid, mine in claims[claims.patch_id.isin(paged)].groupby("patch_id"):
+        me = by_patch.get(pid)
+        series = by_series.get(me.series_id.iloc[0]) if me is not None else None
+        _patch_page(out, str(pid), mine, series, msgs, setup)
         if progress:
             progress(1)
     return _index(out, archive, claims, figures)
@@ -315,6 +324,8 @@ def _excerpt(body: Any, lines: list[int]) -> str:
     text = body.split("\n")
     lo = max(1, min(lines) - EXCERPT_BEFORE)
     hi = min(len(text), max(lines) + EXCERPT_AFTER)
+    if lo > hi or not any(lo <= n <= hi for n in lines):
+        return ""  # lines past the body's end: the claim's own lines are shown instead
     out = []
     for n in range(lo, hi + 1):
         line = _e(text[n - 1]) if n - 1 < len(text) else ""
@@ -322,13 +333,13 @@ def _excerpt(body: Any, lines: list[int]) -> str:
     return "<pre>" + "\n".join(out) + "</pre>"
 
 
-def _patch_page(out: str, pid: str, claims: pd.DataFrame, patches: pd.DataFrame,
-                msgs: pd.DataFrame, hardware: pd.DataFrame) -> None:
+def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame | None,
+                msgs: pd.DataFrame, setup_of: dict[Any, pd.DataFrame]) -> None:
     from mlx.report import plots
     first = claims.iloc[0]
     title = _plain(first.title) or pid
-    me = patches[patches.patch_id == pid]
-    series = patches[patches.series_id.isin(me.series_id)] if len(me) else me
+    series = series if series is not None else pd.DataFrame(
+        columns=["version", "version_minor", "title", "date", "from_addr", "patch_id", "part"])
     versions = "".join(
         f"<li>v{_e(r.version)}{'.' + _e(r.version_minor) if _plain(r.version_minor) else ''}"
         f" {_e(r.title)} ({_e(r.date.strftime('%Y-%m-%d') if pd.notna(r.date) else '')}, "
@@ -356,10 +367,9 @@ def _patch_page(out: str, pid: str, claims: pd.DataFrame, patches: pd.DataFrame,
                       f"{_e(r.verdict)}</span>"
                       + (f", stated {_e(r.stated_pct)}%" if _plain(r.stated_pct) else "")
                       + "</p>")
-        setup = hardware[(hardware.uid == r.uid) & (hardware.role.fillna("setup") == "setup")] \
-            if "role" in hardware.columns else hardware[hardware.uid == r.uid]
-        hw = ", ".join(f"{_e(h.kind)}: {_e(h.text)}" for h in setup.itertuples()) or \
-            _e(r.hardware) or "none named"
+        setup = setup_of.get(r.uid)
+        hw = (", ".join(f"{_e(h.kind)}: {_e(h.text)}" for h in setup.itertuples())
+              if setup is not None else "") or _e(r.hardware) or "none named"
         local = _local(r.uid)
         line_links = ", ".join(f'<a href="../{_e(_local(r.uid, n))}">line {n}</a>'
                                for n in sorted(set(lines))) if local else ""
