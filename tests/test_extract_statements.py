@@ -112,3 +112,12 @@ def test_pasted_commit_statement_is_quoted() -> None:
             "    This improves throughput by 12% on small boxes.\n\nThanks\n")
     (s,) = extract_statements(body, "Re: foo: batch bar")
     assert s.quoted and s.stated_pct == 12.0
+
+
+def test_a_reply_behind_a_list_tag_is_a_reply() -> None:
+    """The statements and the claims tell postings from replies as the patch layer does."""
+    from mlx.extract.statements import is_reply
+    assert is_reply("[OpenWrt-Devel] Re: [PATCH] ath79: add support for a router")
+    assert is_reply("RE: [EXT] [PATCH 04/11] mmc: sdio: move")
+    assert not is_reply("[PATCH net] tcp: fix the probe timer")
+    assert not is_reply(None)

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from mlx.extract.conditions import SHA, effective_conditions, extends
-from mlx.extract.statements import NAMES_CHANGE, REPLY
+from mlx.extract.statements import NAMES_CHANGE, is_reply
 from mlx.rows import ClaimRow
 
 NOISE_PCT = 1.0  # |delta| below this is no change
@@ -348,7 +348,7 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
     if "subject" in messages.columns and "patch_id" in messages.columns:
         postings = {u for u, subj, pid in zip(messages.uid, messages.subject, messages.patch_id,
                                               strict=True)
-                    if isinstance(subj, str) and not REPLY.match(subj) and not pd.isna(pid)}
+                    if isinstance(subj, str) and not is_reply(subj) and not pd.isna(pid)}
     # the signed gains of measured pairs, by message (with their lines) and by thread
     by_uid: dict[Any, list[tuple[set[int], float]]] = {}
     by_thread: dict[Any, list[float]] = {}

@@ -196,7 +196,6 @@ def nlp() -> Any:
 
 NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 # "Re: [PATCH ...]", "AW:": a reply
-REPLY = re.compile(r"(?i)^\s*(?:re|aw|sv|fwd?)\s*(?:\[\d+\])?\s*:")
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
 OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
 # "this change", "the series", "your patch", "with it", "after applying": the change named
@@ -390,12 +389,18 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
                          for i, ln in enumerate(head.split("\n")))
     paras = _paragraphs(head)[:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
-    posting = not REPLY.match(subject or "")
+    posting = not is_reply(subject)
     pipe, matcher = nlp()
     for (line, depth, text), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras),
                                         strict=True):
         out += _effects(doc, matcher, line, depth, text, posting)
     return out
+
+
+def is_reply(subject: str | None) -> bool:
+    """A reply or forward by its subject, list tags and all ("[OpenWrt-Devel] Re: ...")."""
+    from mlx.link.subjects import parse_subject
+    return parse_subject(subject).is_reply
 
 
 def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
