@@ -279,7 +279,7 @@ def report(store: str, out: str) -> None:
         from tqdm import tqdm
         bar = tqdm(unit=" patch pages", file=sys.stderr, desc="report")
     try:
-        click.echo(do_report(archive, out, bar.update if bar else None))
+        click.echo(do_report(archive, out, bar.update if bar is not None else None))
     finally:
         if bar is not None:
             bar.close()

@@ -65,3 +65,33 @@ def test_sql_command(tmp_path: Path) -> None:
     assert (res.exit_code, res.output) == (0, "n\n6\n")
     res = run("sql", "select nope from messages", "--store", store)
     assert res.exit_code == 1 and res.output.startswith("Error: SQL: ")
+
+
+def test_progress_on_a_terminal(tmp_path: Path) -> None:
+    """With stderr a terminal, ingest shows its bar and the link stage, and report its
+    page bar: none of them may break the command."""
+    import os
+    import subprocess
+    import sys
+    store = str(tmp_path / "s")
+    for args in (["ingest", str(ROOT / "data"), "--store", store],
+                 ["report", "--store", store, "--out", str(tmp_path / "r")]):
+        leader, follower = os.openpty()
+        try:
+            proc = subprocess.run([sys.executable, "-m", "mlx.cli", *args], stderr=follower,
+                                  stdout=subprocess.PIPE, timeout=300)
+            os.close(follower)
+            said = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                said += chunk
+        finally:
+            os.close(leader)
+        assert proc.returncode == 0, said.decode(errors="replace")[-2000:]
+        assert b"Traceback" not in said
+    assert b"patch pages" in said or (tmp_path / "r" / "index.html").exists()
