@@ -339,12 +339,19 @@ def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame |
     first = claims.iloc[0]
     title = _plain(first.title) or pid
     series = series if series is not None else pd.DataFrame(
-        columns=["version", "version_minor", "title", "date", "from_addr", "patch_id", "part"])
+        columns=["version", "version_minor", "title", "date", "from_addr", "patch_id", "part",
+                 "posting_id"])
+    # one line per posting (its cover, else its first part), this patch's marked
+    size = series.groupby("posting_id").size() if len(series) else pd.Series(dtype=int)
+    mine = set(series.loc[series.patch_id == pid, "posting_id"])
+    heads = series[series.patch_id == series.posting_id]
     versions = "".join(
         f"<li>v{_e(r.version)}{'.' + _e(r.version_minor) if _plain(r.version_minor) else ''}"
         f" {_e(r.title)} ({_e(r.date.strftime('%Y-%m-%d') if pd.notna(r.date) else '')}, "
-        f"{_e(r.from_addr)}){' <strong>this patch</strong>' if r.patch_id == pid else ''}</li>"
-        for r in series.sort_values(["date", "part"], na_position="last").itertuples())
+        f"{_e(r.from_addr)}, {int(size.get(r.posting_id, 1))} "
+        f"{'message' if int(size.get(r.posting_id, 1)) == 1 else 'messages'})"
+        f"{' <strong>this posting</strong>' if r.posting_id in mine else ''}</li>"
+        for r in heads.sort_values(["date", "part"], na_position="last").itertuples())
     sections = []
     for r in claims.itertuples():
         m = msgs.loc[r.uid] if r.uid in msgs.index else None
