@@ -244,3 +244,16 @@ def test_spec_sheet_is_the_subject() -> None:
     text = "Specifications:\n\n- MT7628NN @ 580 MHz\n- 64 MB RAM\n- 5x 10/100 Mbps Ethernet\n"
     assert {role for _, _, role in facts(text, "[PATCH] ramips: add support for Foo R1")} \
         == {"subject"}
+
+
+def test_a_spec_list_under_a_prose_heading_is_the_device_added() -> None:
+    """ "The detailed specifications are:" heads the list of the device a patch adds: its
+    rows are the patch's subject; "My test box specs:" heads a setup."""
+    body = ("Foo Router X1 is a dual-sim router. The detailed\n"
+            "specifications are:\n\n- MT7620A (580MHz)\n- 64MB RAM\n- 16MB of flash\n")
+    rows = extract_hardware(body, "[PATCH v3] ramips: add support for Foo Router X1")
+    assert {(r.text, r.role) for r in rows if r.kind == "memory"} == {("64MB RAM", "subject")}
+    body = ("My test box specs:\n\n- Intel Xeon Gold 6230\n- 64GB RAM\n\n"
+            "iperf3 gives 9.41 Gbits/sec with the patch, 8.12 Gbits/sec without.\n")
+    rows = extract_hardware(body, "Re: [PATCH net] tcp: fix the probe timer")
+    assert ("Intel Xeon Gold 6230", "setup") in {(r.text, r.role) for r in rows}

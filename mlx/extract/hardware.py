@@ -87,7 +87,11 @@ SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash
                         r"Serial|UART|Power|Antennas?|PHY)[ \t]*(?:\d[ \t]*)?[:=]")
 # "Specifications:": the lines under it describe a device a patch supports
 SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|features)"
-                       r"[ \t]*:?[ \t]*$")
+                       r"[ \t]*:?[ \t]*$|"
+                       # "The detailed specifications are:", "Hardware specs of the Foo:"
+                       # (not "My test box specs:", which lists a setup)
+                       r"^(?!.*\b(?:my|our|test\w*|bench\w*)\b).{0,60}\b(?:specifications?|specs)"
+                       r"(?:[ \t]+(?:are|is|of\b.{0,40}))?[ \t]*:[ \t]*$")
 # "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
 DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
