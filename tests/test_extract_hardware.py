@@ -257,3 +257,10 @@ def test_a_spec_list_under_a_prose_heading_is_the_device_added() -> None:
             "iperf3 gives 9.41 Gbits/sec with the patch, 8.12 Gbits/sec without.\n")
     rows = extract_hardware(body, "Re: [PATCH net] tcp: fix the probe timer")
     assert ("Intel Xeon Gold 6230", "setup") in {(r.text, r.role) for r in rows}
+
+
+def test_the_chip_after_soc_is_a_cpu() -> None:
+    """dmesg's "SoC: Qualcomm Atheros QCA956X" names the SoC, not a wifi chip."""
+    rows = extract_hardware("[    0.000000] SoC: Qualcomm Atheros QCA956X ver 1 rev 0\n",
+                            "Re: [PATCH] ath79: fix the switch")
+    assert [(r.kind, r.text) for r in rows] == [("cpu", "Atheros QCA956X")]

@@ -82,6 +82,8 @@ OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "i
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
                             r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
+# "SoC: Qualcomm Atheros QCA956X ver 1 rev 0" (dmesg), "SoC: MediaTek MT7621A"
+SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
                         r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
                         r"Serial|UART|Power|Antennas?|PHY)[ \t]*(?:\d[ \t]*)?[:=]")
@@ -486,6 +488,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
                                 for j in measured)
         for kind, span, value, own_host, shaped in facts:
+            if kind in ("wifi", "nic") and SOC_LABEL.search(text[:max(0, text.find(span))]):
+                kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
             if kind == "size":
                 if not host_line:
                     continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
