@@ -244,3 +244,15 @@ After change:
 """
     rows = extract_results(body)
     assert {r.condition for r in rows} == {"patched"} and {r.pair for r in rows} == {None}
+
+
+def test_the_label_a_patch_title_names_is_the_patched_run() -> None:
+    """Two labels with no condition: in a patch, the one its title names is patched; in
+    a question about no patch, neither is."""
+    body = ("Single flow, 4K MTU:\n\n+-----------------------+\n| epoll     | uring      |\n"
+            "|-----------|------------|\n| 71.5 Gbps | 98.3 Gbps  |\n+-----------------------+\n")
+    rows = extract_results(body, "[PATCH net-next v3 0/9] uring zero copy receive")
+    assert {(r.label, r.condition) for r in rows} == {("epoll", "baseline"),
+                                                      ("uring", "patched")}
+    rows = extract_results(body, "Re: uring zero copy receive slower than expected?")
+    assert {r.condition for r in rows} == {None}

@@ -159,7 +159,10 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     found = _find(doc)
     if not found:
         return []
-    return _with_context(found, doc)
+    from mlx.link.subjects import parse_subject
+    subj = parse_subject(subject)
+    # a patch's title names what the patch brings: the label naming it is the patched run
+    return _with_context(found, doc, subj.title if subj.kind == "patch" else None)
 
 
 # ---------------------------------------------------------------- finding values
@@ -459,7 +462,8 @@ def _label_text(text: str) -> tuple[bool, str | None]:
     return False, None
 
 
-def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[ResultRow]:
+def _with_context(found: list[tuple[int, ResultRow]], doc: Document,
+                  title: str | None = None) -> list[ResultRow]:
     by_line: dict[int, list[ResultRow]] = {}
     for i, r in found:
         by_line.setdefault(i, []).append(r)
@@ -501,7 +505,7 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document) -> list[Res
             c.close_labels()
         else:
             c.push(indent, label)
-    return _implied_conditions(_legend_labels(out, doc))
+    return _implied_conditions(_legend_labels(out, doc), title)
 
 
 # " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words
@@ -533,15 +537,16 @@ def _legend_labels(rows: list[ResultRow], doc: Document) -> list[ResultRow]:
     return out
 
 
-def _implied_conditions(rows: list[ResultRow]) -> list[ResultRow]:
+def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list[ResultRow]:
     """Conditions the labels of one quote depth imply beside each other: "net-next +
     IP6IP support" is the patched run of "net-next (baseline)", "mainline" the baseline
-    of "mainline + frag recycling"."""
+    of "mainline + frag recycling"; of two labels with no condition, the one the patch
+    title names ("io_uring" beside "epoll" under "io_uring zero copy rx") is patched."""
     out = rows
     for depth in {r.quote_depth for r in rows}:
         labels = list(dict.fromkeys((r.label, r.condition) for r in rows
                                     if r.quote_depth == depth and r.label is not None))
-        implied = {name: cond for name, cond in effective_conditions(labels)
+        implied = {name: cond for name, cond in effective_conditions(labels, title)
                    if cond is not None}
         if implied:
             out = [replace(r, condition=implied.get(r.label)) if r.quote_depth == depth and
