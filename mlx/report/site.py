@@ -124,6 +124,7 @@ SCRIPT = r"""(function () {
       var td = tr.insertCell(), v = d[c[0]];
       var text = v === null || v === undefined ? "" : !c[2] ? String(v) :
         c[0] === "delta" ? (v > 0 ? "+" : "") + v.toFixed(1) : String(+v.toPrecision(6));
+      if (c[0] === "delta" && text && d.kind !== "measured") text += " stated";
       if (c[2]) td.className = "num";
       if (c[0] === "verdict" && v) td.className = v;
       var url = c[0] === "patch" ? d.patch_url : (c[0] === "date" ? d.message_url : null);
