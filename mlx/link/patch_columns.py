@@ -163,12 +163,12 @@ def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
     pull = is_pull | numpy(facts.column("request_pull"), False, bool)
     del has_diff, has_stat, has_prefixes, cover_subject, is_pull
     patch_rows = np.flatnonzero(is_patch)
-    author = encode(from_addr)[1]
+    senders, author = encode(from_addr)
     version, thread_cover = _versions(th.present_parent, patch_rows, is_cover, author,
                                       subjects)
     pid, keys = _attribute(th, uid, subjects, kind, is_patch, patch_rows, version)
-    patches = _patch_columns(th, uid, subjects, facts, from_addr, author, patch_rows, pid,
-                             version, is_cover, pull, thread_cover)
+    patches = _patch_columns(th, uid, subjects, facts, from_addr, senders, author, patch_rows,
+                             pid, version, is_cover, pull, thread_cover)
     return Linked(take_codes(keys, pid), pid, keys, patches,
                   _reports(th, uid, subjects, kind, is_reply))
 
@@ -305,7 +305,8 @@ class PatchColumns:
 
 
 def _patch_columns(th: Threading, uid: pa.Array, subjects: Subjects, facts: pa.Table,
-                   from_addr: pa.Array, author: np.ndarray, patch_rows: np.ndarray, pid: np.ndarray,
+                   from_addr: pa.Array, senders: pa.Array, author: np.ndarray,
+                   patch_rows: np.ndarray, pid: np.ndarray,
                    version: np.ndarray, is_cover: np.ndarray, pull: np.ndarray,
                    thread_cover: np.ndarray) -> PatchColumns:
     code = subjects.code[patch_rows]
@@ -327,14 +328,13 @@ def _patch_columns(th: Threading, uid: pa.Array, subjects: Subjects, facts: pa.T
     # only a cover without a part count ("... v2") is a part's cover outside its posting
     alone = subjects.column("total", -1)[subjects.code[np.maximum(outside, 0)]] < 0
     outside = np.where((outside >= 0) & alone, index[np.maximum(outside, 0)], -1)
-    series, cover_of, first = _series(posting, part, seconds, th.rank[patch_rows], cover, outside,
-                               pull[patch_rows], author[patch_rows],
-                               from_addr.take(pa.array(patch_rows)), uid, patch_rows,
-                               subjects, code)
-    trailers = _trailers(facts.column("trailers"), from_addr, author, patch_rows, pid,
-                         cover_of)
+    patch_from = from_addr.take(pa.array(patch_rows))
+    series, cover_of, first = _series(posting, part, seconds, th.rank[patch_rows], cover,
+                                      outside, pull[patch_rows], author[patch_rows],
+                                      patch_from, uid, patch_rows, subjects, code)
+    trailers = _trailers(facts.column("trailers"), senders, author, patch_rows, pid, cover_of)
     facts = facts.select(PATCH_FACTS).take(pa.array(patch_rows)) \
-        .append_column("from_addr", from_addr.take(pa.array(patch_rows)))
+        .append_column("from_addr", patch_from)
     return PatchColumns(patch_rows, facts, version[patch_rows], cover, pull[patch_rows], series,
                         pid[patch_rows[first]], *trailers)
 
@@ -426,7 +426,7 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shift
 
 
-def _trailers(trailers: pa.ChunkedArray, from_addr: pa.Array, author: np.ndarray,
+def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndarray,
               patch_rows: np.ndarray, pid: np.ndarray, cover_of: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, pa.Array]:
     """Each patch's own trailers, then its cover's review trailers, then the review
@@ -449,7 +449,7 @@ def _trailers(trailers: pa.ChunkedArray, from_addr: pa.Array, author: np.ndarray
     value = take_codes(texts, pairs % (len(texts) + 1))
     review = numpy(pc.is_in(key, pa.array(sorted(REVIEW_KEYS))), False, bool)
     # the address each pair names and each sender's, as codes of one dictionary
-    senders = encode(from_addr)[0].to_pylist()
+    senders = sender_names.to_pylist()  # the distinct From addresses ``author`` codes
     named, mail = encode(pa.array(
         [trailer_address(v) if v is not None else None for v in value.to_pylist()]
         + [a.lower() if a is not None else "" for a in senders], pa.string()))

@@ -157,11 +157,8 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
     for i in patch_rows:
         pid[i] = posting_key(rows[i].message_id, rows[i].uid)
 
-    def when(i: int) -> float:
-        return rows[i].date if rows[i].date == rows[i].date else math.inf  # NaN last
-
     postings = group_postings(
-        sorted(patch_rows, key=lambda i: (when(i), rows[i].uid)),
+        sorted(patch_rows, key=lambda i: (_when(rows[i].date), rows[i].uid)),
         {i: part_key(rows[i].from_addr, subjects[i], version[i]) for i in patch_rows},
         [s.part for s in subjects], [r.date for r in rows], [r.thread_id for r in rows])
     cover_of = posting_covers(postings, [s.part for s in subjects], cover,
@@ -176,8 +173,11 @@ def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None
                        [s.set_tag for s in subjects], [r.date for r in rows],
                        [r.uid for r in rows], pull, [is_repost(s) for s in subjects])
     series_of = {i: sid for post, sid in zip(postings, sids, strict=True) for i in post.rows}
-    first = {i: _first(post, [s.part for s in subjects], cover, [r.date for r in rows])
-             for post in postings for i in post.rows}
+    parts, dates = [s.part for s in subjects], [r.date for r in rows]
+    first: dict[int, int] = {}  # each patch's posting head (its cover, else part 1)
+    for post in postings:
+        head = _first(post, parts, cover, dates)
+        first.update(dict.fromkeys(post.rows, head))
     _attribute(rows, subjects, up, marked, version, pid)
     trailers, others = _collect_trailers(rows, pid, patch_rows, cover_of)
     patches = [_patch_row(i, rows[i], subjects[i], version[i], cover[i], pull[i], pid[i],
@@ -192,8 +192,7 @@ def present_parents(rows: list[Row]) -> list[int | None]:
     """Each message's nearest ancestor in the archive: the last of its ``thread_refs``
     that a message here carries (the earliest such message, by date then uid), not
     itself; the parent's row where the refs are not known."""
-    order = sorted(range(len(rows)), key=lambda i: (
-        rows[i].date if rows[i].date == rows[i].date else math.inf, rows[i].uid))
+    order = sorted(range(len(rows)), key=lambda i: (_when(rows[i].date), rows[i].uid))
     first: dict[str, int] = {}
     for i in order:
         mid = rows[i].message_id
