@@ -13,6 +13,7 @@ import click
 
 from mlx import api
 from mlx.errors import MlxError
+from mlx.ingest.fetch import LORE
 
 STORE = click.option("--store", default="mlx-store", show_default=True,
                      help="Store directory.", type=click.Path(file_okay=False))
@@ -44,7 +45,7 @@ def main() -> None:
               help="Run no extractor (messages, threads, patches only).")
 @click.option("--cache", default=None, metavar="DIR",
               help="Where fetched public-inbox epochs are mirrored [default: ~/.cache/mlx].")
-@click.option("--lore", default="https://lore.kernel.org", show_default=True, metavar="BASE",
+@click.option("--lore", default=LORE, show_default=True, metavar="BASE",
               help="The public-inbox server mid:MESSAGE-ID threads are fetched from.")
 def ingest(paths: tuple[str, ...], store: str, workers: int | None, engine: str,
            scheduler: str | None, quiet: bool, extract: str, no_extract: bool,
@@ -271,7 +272,8 @@ def export(store: str, fmt: str, out: str, tables: tuple[str, ...]) -> None:
 @STORE
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Output directory.")
 def report(store: str, out: str) -> None:
-    """CSV tables, PNG plots and an index.html with the top claims."""
+    """CSV tables, PNG plots, an index.html of every claim (sorts and filters) and a
+    page per patch with the lines each value came from."""
     from mlx.report.export import report as do_report
     archive = _archive(store)
     bar: Any = None

@@ -413,7 +413,7 @@ def _multipart_body(data: bytes, defects: list[str]) -> tuple[list[str], list[At
     files: list[Attachment] = []
     for part in msg.walk():
         for d in part.defects:
-            code = _defect_code(d)
+            code = email_code(type(d).__name__)
             if code not in defects:
                 defects.append(code)
         if part.is_multipart():
@@ -443,11 +443,6 @@ def _multipart_body(data: bytes, defects: list[str]) -> tuple[list[str], list[At
     if not texts:
         defects.append("no-text-part")
     return texts, files
-
-
-def _defect_code(defect: object) -> str:
-    """email's ``StartBoundaryNotFoundDefect`` -> ``start-boundary-not-found``."""
-    return email_code(type(defect).__name__)
 
 
 def parse_message(data: bytes, where: Where, defects_in: tuple[str, ...] = ()

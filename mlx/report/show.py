@@ -14,16 +14,13 @@ from typing import Any
 import pandas as pd
 
 from mlx.errors import MlxError
+from mlx.report.site import missing
 
 MAX_PATCHES = 5  # a title piece matching more shows the newest of them
 
 
-def _na(v: Any) -> bool:
-    return v is None or (not isinstance(v, (list, tuple, str)) and bool(pd.isna(v)))
-
-
 def _plain(v: Any) -> Any:
-    if _na(v):
+    if missing(v):
         return None
     if isinstance(v, pd.Timestamp):
         return v.isoformat()

@@ -61,8 +61,13 @@ def message_url(message_id: Any, list_id: Any, archived_at: Any = None,
     return str(list_archive) if is_web(list_archive) else None
 
 
+def missing(value: Any) -> bool:
+    """None, NaN, NA or NaT (a list or a string is never missing)."""
+    return value is None or (not isinstance(value, (list, tuple, str)) and bool(pd.isna(value)))
+
+
 def _e(value: Any) -> str:
-    if value is None or (not isinstance(value, (list, tuple, str)) and pd.isna(value)):
+    if missing(value):
         return ""
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e15:
@@ -73,7 +78,7 @@ def _e(value: Any) -> str:
 
 def _plain(value: Any) -> Any:
     """A JSON-safe cell: None for NA, numbers as numbers, the rest as text."""
-    if value is None or (not isinstance(value, (list, tuple, str)) and pd.isna(value)):
+    if missing(value):
         return None
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value) if math.isfinite(value) else None
