@@ -46,7 +46,8 @@ def link(st: Store) -> dict[str, int]:
     del table, codes
     subjects, seen = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"),
                                     st.read_link("subjects"))
-    st.write_link("subjects", seen)  # the next pass parses only the subjects new since
+    if seen is not None:
+        st.write_link("subjects", seen)  # the next pass parses only the subjects new since
     del seen
     facts = st.read("messages", MESSAGES, [*FACT_COLUMNS, "from_addr", "list_id"])
     lists = pc.count_distinct(facts.column("list_id")).as_py()

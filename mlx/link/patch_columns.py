@@ -82,10 +82,10 @@ def parser_version() -> str:
 
 
 def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
-                   ) -> tuple[Subjects, pa.Table]:
+                   ) -> tuple[Subjects, pa.Table | None]:
     """The subjects parsed, and the parse of every distinct subject seen so far (to
-    store: ``known`` is that table from the last link pass, so only subjects new since
-    are parsed, unless the parser changed)."""
+    store; None when it is ``known`` unchanged: ``known`` is that table from the last
+    link pass, so only subjects new since are parsed, unless the parser changed)."""
     text, code = encode(subject)
     missing = len(text)
     code[code < 0] = missing
@@ -111,7 +111,8 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
     index[new_rows] = base + np.arange(len(new_rows))
     parsed = pa.concat_tables([seen.take(pa.array(index)).drop_columns(["subject"]),
                                _parsed([parse_subject(None)])])
-    seen = seen.replace_schema_metadata({"parser": version})
+    changed = known is None or len(new_rows) > 0
+    seen = seen.replace_schema_metadata({"parser": version}) if changed else None
     return Subjects(text, parsed.combine_chunks(), code), seen
 
 
