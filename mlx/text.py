@@ -46,3 +46,22 @@ def pasted_commits(lines: list[str]) -> set[int]:
             out.add(i)  # the message, indented (blanks or no-break spaces), its blank lines
             i += 1
     return out
+
+
+class Folded:
+    """A case-insensitive regex that runs on lowercased text.
+
+    Under IGNORECASE Python's re loses its skip to the first characters a match can
+    start with and tries every branch at every position: on whole bodies the same
+    pattern over ``text.lower()`` is 4-10x faster.  The pattern is written in lowercase;
+    matches refer to the lowercased text.
+    """
+
+    __slots__ = ("rx",)
+
+    def __init__(self, pattern: str) -> None:
+        self.rx = re.compile(pattern)
+
+    def search(self, text: str, low: str | None = None) -> re.Match[str] | None:
+        """Search ``text``; ``low`` is its lowercased copy where the caller has one."""
+        return self.rx.search(text.lower() if low is None else low)

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mlx.extract.hardware import extract_hardware
 
@@ -264,3 +266,56 @@ def test_the_chip_after_soc_is_a_cpu() -> None:
     rows = extract_hardware("[    0.000000] SoC: Qualcomm Atheros QCA956X ver 1 rev 0\n",
                             "Re: [PATCH] ath79: fix the switch")
     assert [(r.kind, r.text) for r in rows] == [("cpu", "Atheros QCA956X")]
+
+
+# the prefilter as it was written before one automaton did it: a substring test per word
+def _reading_by_substrings(head: str) -> str | None:
+    from mlx.extract.hardware import RATE, SETUP_WORDS
+    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER
+    if any(w in head for w in SETUP_WORDS) or (("pps" in head or "bps" in head) and
+                                                RATE.search(head) is not None):
+        return "deep"
+    if BODY_HW.search(head) is not None or any(w in head for w in STRONG_LOWER):
+        return "strong"
+    return None
+
+
+def _pieces() -> list[str]:
+    from mlx.extract.hardware import SETUP_WORDS
+    from mlx.extract.hwvocab import STRONG, STRONG_LOWER, literal_head
+    return [literal_head(p) for p in STRONG] + list(STRONG_LOWER) + list(SETUP_WORDS) + [
+        "pps", "bps", "5 Mpps", "940 Mbps", "2", "620", "-2620", "1", "7", "a", "x", " ",
+        "\n", "\\b", "Z", "ICE", "nICE", "RAM", "RAMx", "Dell", "Delly", "E5-", "E5-26"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_pieces()), max_size=12))
+def test_the_one_pass_prefilter_reads_what_the_substring_tests_read(parts: list[str]) -> None:
+    from mlx.extract.hardware import _hits, _reading
+    text = "".join(parts)
+    assert _reading(text, _hits(text)) == _reading_by_substrings(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_pieces()), max_size=12))
+def test_strong_lines_are_the_lines_a_strong_word_stands_on(parts: list[str]) -> None:
+    from mlx.extract.hardware import _strong_lines
+    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER
+    text = "".join(parts)
+    expected = {i for i, line in enumerate(text.split("\n"))
+                if BODY_HW.search(line) or any(w in line for w in STRONG_LOWER)}
+    assert _strong_lines(text) == expected
+
+
+def test_every_strong_pattern_starts_with_its_literal_head() -> None:
+    import re
+
+    from mlx.extract.hwvocab import STRONG, literal_head
+    samples = {"RAM\\b": "RAM", "APU\\d": "APU2", "I21\\d": "I211", "8259\\d": "82599",
+               "MT7\\d": "MT76", "AX2\\d\\d": "AX210", "EVK\\b": "EVK",
+               "(?<![A-Za-z])ICE\\b": "ICE", "E3-\\d{4}": "E3-1230", "E5-\\d{4}": "E5-2620",
+               "E7-\\d{4}": "E7-8890", "Dell\\b": "Dell"}
+    for p in STRONG:
+        sample = samples.get(p, p)
+        assert re.fullmatch(p, sample), p
+        assert sample.startswith(literal_head(p)) and literal_head(p), p

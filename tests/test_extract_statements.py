@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mlx.extract.statements import extract_statements
 
@@ -121,3 +123,24 @@ def test_a_reply_behind_a_list_tag_is_a_reply() -> None:
     assert is_reply("RE: [EXT] [PATCH 04/11] mmc: sdio: move")
     assert not is_reply("[PATCH net] tcp: fix the probe timer")
     assert not is_reply(None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([
+    "results", "are", "identical", "Results", "ARE", "the same", "No", "noticeable", "difference",
+    "Performance", "is", "higher", "with", "without", "this", "patch", "latency", "Lower",
+    "big", "Huge", "improvement", "regression", "doubles", "the", "throughput", "Twice", "as",
+    "fast", "overhead", "speed", "clock ", "pps", " ", " ", "\n", ".", ",", "3", "x"]),
+    max_size=16))
+def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> None:
+    """Folded runs a pattern on lowercased text: it finds what the IGNORECASE pattern finds."""
+    import re
+
+    from mlx.extract import statements as s
+    text = " ".join(words)
+    for pattern in (s.NO_CHANGE, s.COMPARED, s.ADJECTIVE, s.SIZE_WORD, s.PERF_NOUN,
+                    s.EFFECT_WORDS):
+        assert (pattern.search(text) is None) == \
+            (re.search(pattern.rx.pattern, text, re.IGNORECASE) is None), pattern.rx.pattern
+    assert (s.SIZE_NUMBER.search(text) is None) == \
+        (re.search(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b", text) is None)

@@ -17,18 +17,19 @@ from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
 
-# A message names hardware only if one of these stands in it (3.5% of netfilter-devel).
-# Words that start with a capital or a digit go into one regex behind a lookahead of
-# their first characters (the engine then skips other positions at C speed); the few
-# lowercase ones are plain substring tests, since lowercase letters are everywhere.
+# A message names hardware only if one of these stands in it (3.5% of netfilter-devel):
+# the patterns of BODY_HW, and the lowercase driver and platform words of STRONG_LOWER.
+# One Aho-Corasick pass looks for the plain start of each pattern and for the lowercase
+# words; BODY_HW confirms a match only where a start stands (``hardware._hits``).
 STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", "Ampere", "BCM",
           "Broadcom", "Mellanox", "ConnectX", "Ethernet controller", "Network controller",
           "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",
           "CentOS", "Raspberry", "Banana", r"APU\d", "PC Engines", "ThinkPad", "GbE", "I350",
           r"I21\d", "E810", r"8259\d", "QCA", r"MT7\d", "RTL8", r"AX2\d\d", "BPI-", "MLX", "DWMAC",
-          "KSZ", "IPQ", "AQC", r"EVK\b", r"(?<![A-Za-z])ICE\b", r"E[357]-\d{4}", r"Dell\b",
-          "ASRock", "Supermicro", "Lenovo", "GIGABYTE"]
-# (each is one more pass over the text: kept few; "test machine:" lines name an Intel CPU)
+          "KSZ", "IPQ", "AQC", r"EVK\b", r"(?<![A-Za-z])ICE\b", r"E3-\d{4}", r"E5-\d{4}",
+          r"E7-\d{4}", r"Dell\b", "ASRock", "Supermicro", "Lenovo", "GIGABYTE"]
+# (each pattern starts with plain text, its ``literal_head``; "test machine:" lines name
+# an Intel CPU)
 STRONG_LOWER = ("mlx", "ixgbe", "i40e", "veth", "dwmac", "stmmac", "ethqos", "gbeth", "ath1",
                 "iwl", "qca", "ar71xx", "ath79", "ramips", "imx", "evk", "devkit")
 # A neighbour of such a line is read when it holds one of these (kernel, memory, link).
@@ -38,9 +39,16 @@ BODY_HW = re.compile("(?=[{}])(?:{})".format("".join(sorted({w[0] for w in STRON
                                               "|".join(STRONG)))
 
 
-def names_hardware(text: str) -> bool:
-    """The strong test: does this text name a CPU, NIC, board, OS ... at all?"""
-    return BODY_HW.search(text) is not None or any(w in text for w in STRONG_LOWER)
+
+
+def literal_head(pattern: str) -> str:
+    """The plain text every match of a STRONG pattern starts with ("RAM" of ``RAM\\b``,
+    "ICE" of ``(?<![A-Za-z])ICE\\b``): what a substring scan looks for before the regex."""
+    m = re.match(r"(?:\(\?<!?[^)]*\))?([\w /-]+)", pattern)
+    assert m is not None, pattern
+    head = m.group(1)
+    # a quantified last character is optional: "RTL8" of RTL8, but "MT7" of MT7\d
+    return head[:-1] if pattern[len(m.group(0)):][:1] in ("?", "*", "{") else head
 
 
 # Model name:            Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz        (lscpu)
