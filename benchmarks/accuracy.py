@@ -16,8 +16,9 @@ labelled messages) into a temporary store and compares, message by message:
   verdict agree; a prose claim when the verdict and the stated percent (or its
   absence) agree; a robot claim by its two values.  Claims paired across a thread
   are not labelled and are counted apart.
-- hardware: recall of the facts labelled ``setup``; precision of rows whose role
-  is ``setup`` (a row matches a label of the same kind that names the same model).
+- hardware: recall of the facts labelled ``setup`` among the rows whose role is
+  ``setup`` (what the claims' summary reads); precision of those rows (a row matches
+  a label of the same kind that names the same model).
 
 The summary comes last, one figure per line; ``--misses`` prints every miss and
 every extra row before it.
@@ -291,8 +292,8 @@ def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report
     s = rep.hardware
     rows = list(zip(hw.kind, hw.text, hw.value, role, hw.line_no, strict=True))
     found = 0
-    for h in setup:
-        if any(hw_same(h, k, t, v) for k, t, v, _, _ in rows):
+    for h in setup:  # found only as a setup row: the claims' summary reads no other
+        if any(hw_same(h, k, t, v) for k, t, v, r, _ in rows if r == "setup"):
             found += 1
         else:
             rep.lines.append(f"MISS hardware {tag} line {h.get('line')}: {h['kind']} "

@@ -319,3 +319,68 @@ def test_every_strong_pattern_starts_with_its_literal_head() -> None:
         sample = samples.get(p, p)
         assert re.fullmatch(p, sample), p
         assert sample.startswith(literal_head(p)) and literal_head(p), p
+
+
+@pytest.mark.parametrize("text,subject", [
+    # OpenWrt targets built, their SDK or their sources: nothing ran on a machine
+    ("And the build test (on ramips) was successful.\n", "Re: [PATCH] ramips: fix leds"),
+    ("Tested via buildroot & ImageBuilder on ath79/generic and imx6.\n",
+     "[PATCH] build: add image metadata"),
+    ("I tried to compile kmod-foo for ar71xx with kernel 4.14 and it failed.\n",
+     "Re: [PATCH] kernel: bump 4.14"),
+    ("Probably copy-pasted from the ar71xx files.\n", "Re: [PATCH] ath79: add Foo R1"),
+])
+def test_build_targets_built_are_no_setup(text: str, subject: str) -> None:
+    setup = [(k, t) for k, t, role in facts(text, subject) if role == "setup"]
+    assert not [f for f in setup if f[1].lower() in ("ramips", "ath79", "imx6", "ar71xx")], setup
+
+
+def test_a_target_a_test_ran_on_is_still_a_setup() -> None:
+    rows = facts("Tested on my C7v2 (ar71xx), iperf3 gives 340 Mbits/sec.\n",
+                 "Re: [PATCH] ar71xx: fix ethernet")
+    assert ("cpu", "ar71xx", "setup") in rows
+
+
+@pytest.mark.parametrize("line", [
+    "my gcc: gcc (Ubuntu 7.4.0-1ubuntu1~18.04.1) 7.4.0\n",
+    "[cannot apply to v5.3-rc3 next-20190808]\n",
+])
+def test_compiler_strings_and_robot_trees_state_no_setup(line: str) -> None:
+    assert not [f for f in facts("Tested on my box.\n" + line, "Re: [PATCH] foo")
+                if f[1] in ("Ubuntu", "v5.3-rc3", "5.3-rc3")]
+
+
+def test_a_list_under_a_setup_heading_is_the_setup() -> None:
+    """ "The environment is as follows:" heads the list of what a test ran on; a driver
+    the (non-patch) subject names is the reporter's, not a patch's."""
+    body = ("I have a question about the latency we see in a test.\n"
+            "The environment is as follows:\n\n- Debian Bookworm, running 6.1.0-18-amd64\n"
+            "- Intel X710-DA2 using the i40e driver of the kernel\n")
+    rows = {(r.kind, r.text, r.role) for r in
+            extract_hardware(body, "XDP redirect latency with i40e")}
+    assert {("os", "Debian Bookworm", "setup"), ("nic", "i40e", "setup"),
+            ("nic", "Intel X710-DA2", "setup")} <= rows, rows
+    # a board file's "Description for what hardware this is:" lists no test
+    body = ("* Description for what hardware this is:\n  - it is an IPQ4019 based board\n")
+    assert {r.role for r in extract_hardware(body, "ath10k-firmware: add board data")} \
+        == {"subject"}
+
+
+@pytest.mark.parametrize("text,subject,fact", [
+    ("The hardware I am using is a Mellanox ConnectX-4 card.\n", "Re: XDP drops", "ConnectX-4"),
+    ("Yes, I'm using 40G copper, so 1518 byte frames.\n\nRX 3.52 Mpps\n", "Re: line rate",
+     "40G copper"),
+    ("This is using 4.9-rc5 as a baseline.\n\nnetperf TCP_STREAM: 9123 Mbits/sec\n",
+     "[PATCH] mm: bulk free", "4.9-rc5"),
+    # the board of the patch's title, tested on
+    ("These patches have been tested on the Foo-X9 EVK with v6.14.\n",
+     "[PATCH 0/9] Add support for the Foo-X9 SoC and EVK", "Foo-X9 EVK"),
+    # a kernel log's lines without timestamps: phylib attaching, a driver's own prefix
+    ("eth0: attached PHY\ndriver [Microchip KSZ9131 Gigabit PHY] (irq=POLL)\n", "Re: [PATCH] net: fix",
+     "KSZ9131"),
+    ("model name\t: AMD EPYC 7542 32-Core Processor\n", "Re: slow forwarding",
+     "AMD EPYC 7542 32-Core Processor"),
+])
+def test_more_ways_of_saying_what_ran(text: str, subject: str, fact: str) -> None:
+    rows = {(t, role) for _, t, role in facts(text, subject)}
+    assert any(fact in t and role == "setup" for t, role in rows), rows

@@ -57,7 +57,21 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
                        r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
-                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b")
+                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
+                       r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing)\b|"
+                       r"\b(?:this|it) (?:is|was) (?:using|running)\b")
+# "The environment is as follows:", "Test setup:", "Hardware used:": a list of a setup
+# ("Description for what hardware this is:" heads a board file's description: no test)
+SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|"
+                        r"hardware (?:used|setup)|(?:test|my|our) (?:hardware|box|machine|"
+                        r"system|platform|rig)s?|tested (?:on|with))\b[^:]{0,40}:[ \t]*$")
+# "These patches have been tested on the RZ/V2N EVK": the chip of the title, tested on
+TESTED_ON = re.compile(r"(?i)\b(?:tested|verified|validated)\b[^.;]{0,40}?\b(?:on|with|using)\b")
+# phylib's "attached PHY driver [Microchip KSZ9131 Gigabit PHY] (irq=POLL)", a driver's
+# "starfive-dwmac 10020000.ethernet eth0: ...": a kernel log's lines, without timestamps
+KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t]*)?"
+                        r"irq=(?:POLL|-?\d+)\)|^[ \t]*[a-z][\w-]+ [0-9a-f]{4,}\.[\w-]+"
+                        r"(?:[ \t]+\w+)?:[ \t]")
 # a measured value on a line: a setup named near it is what it ran on
 # (a port's speed in a spec sheet, "5x 10/100 Mbps Ethernet", is no measurement)
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
@@ -80,6 +94,10 @@ SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitor
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
                    "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
+# "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
+# built, its tooling or its sources, nothing run on a machine
+BUILT_ONLY = re.compile(r"(?i)\bbuild|\bbuilt\b|compil|\bsdk\b|imagebuilder|buildroot|"
+                        r"\bfiles?\b|\bsources?\b|\bdts\b")
 # a patch adding a device or board, and the lines of its spec list
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
@@ -108,6 +126,9 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        # a forwarded message's headers in other languages
                        r"^[ \t]*(?:Para|Von|Envoy[ée]|Enviado|Asunto|Betreff|Objet|Oggetto)[ \t]*:|"
                        r"\bcommit:[ \t]+[0-9a-f]{7,40}\b|"
+                       # a robot's "[cannot apply to v5.3-rc3 ...]"; a compiler's version
+                       # string "gcc (Ubuntu 4.8.4-2ubuntu1~14.04.4) 4.8.4"
+                       r"\bcannot apply to\b|\bgcc (?:version )?\(|"
                        r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"
                        r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
@@ -298,7 +319,7 @@ def _bare_models(text: str) -> list[Fact]:
 
 def _shaped(text: str) -> list[Fact]:
     """Facts from lines of a known tool's shape (they state a setup)."""
-    if "Model name" in text and (m := LSCPU.match(text)):
+    if "odel name" in text and (m := LSCPU.match(text)):
         return [("cpu", m.group(1), _value("cpu", m.group(1)), None, True)]
     if "controller" in text and (m := LSPCI.search(text)):
         kind = "nic" if m.group(1) == "Ethernet" else "wifi"
@@ -419,17 +440,31 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
                 found[i] = by_shape
         else:
             spacy_lines.append(i)
-    texts = [doc.text(i) for i in spacy_lines]
-    for i, sdoc in zip(spacy_lines, nlp().pipe(texts, batch_size=256), strict=True):
+    for i, facts in zip(spacy_lines, _line_facts([doc.text(i) for i in spacy_lines]),
+                        strict=True):
+        if facts:
+            found[i] = list(facts)
+    return _dedupe(_rows(found, doc, subject))
+
+
+LINE_FACTS: dict[str, tuple[Fact, ...]] = {}  # line text -> its facts, in this process
+LINE_FACTS_MAX = 20_000
+
+
+def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
+    """The facts spaCy and the gazetteer find in each line.  Half the lines read on a
+    list were read before (quoted in replies, a robot's boilerplate): those are not read
+    again."""
+    todo = [t for t in dict.fromkeys(texts) if t not in LINE_FACTS]
+    if len(LINE_FACTS) + len(todo) > LINE_FACTS_MAX:
+        LINE_FACTS.clear()
+    for text, sdoc in zip(todo, nlp().pipe(todo, batch_size=256), strict=True):
         facts: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None, False)
                              for e in sdoc.ents]
         spans = " ".join(f[1].lower() for f in facts)
-        facts += [f for f in _bare_models(doc.text(i)) + _by_shape(doc.text(i))
-                  if f[1].lower() not in spans]
-        facts = _without_nic_speeds(facts, doc.text(i))
-        if facts:
-            found[i] = facts
-    return _dedupe(_rows(found, doc, subject))
+        facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]
+        LINE_FACTS[text] = tuple(_without_nic_speeds(facts, text))
+    return [LINE_FACTS[t] for t in texts]
 
 
 # "40G X710", "Broadcom BCM957508 200G", "2x100G ConnectX-6": a speed that names a card
@@ -512,7 +547,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         title = TITLE_LINE.match(text)
         spec = (title is not None and title.group(1).lower() not in FIELDS) or \
             _under_spec(doc, i) or (device_patch and SPEC_FIELD.match(text) is not None)
-        cue = host is not None or DMESG.match(text) is not None or (not spec and _cue_near(doc, i))
+        headed = not spec and _under_heading(doc, i, SETUP_HEAD)
+        cue = host is not None or DMESG.match(text) is not None or headed or \
+            KERNEL_LOG.search(text) is not None or (not spec and _cue_near(doc, i))
         near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
                                 for j in measured)
         for kind, span, value, own_host, shaped in facts:
@@ -524,10 +561,11 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 kind = "memory"
             setup = shaped or cue or near
             if setup and not shaped and host is None and _in_subject(span, subject_low) and \
-                    (patch or not SETUP_CUE.search(text)):
+                    (patch or not (headed or SETUP_CUE.search(text))) and \
+                    not _tested_on(span, text):
                 setup = False  # the chip the patch is about, named in its title
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
-                    not SETUP_CUE.search(text):
+                    (not SETUP_CUE.search(text) or BUILT_ONLY.search(text)):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
             if setup and not shaped and (PLANNED.search(text) or (
                     kind in ("wifi", "nic") and re.search(
@@ -537,6 +575,12 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
     return out
+
+
+def _tested_on(span: str, text: str) -> bool:
+    """Does the line say a test ran on this fact ("tested on the RZ/V2N EVK")?"""
+    m = TESTED_ON.search(text)
+    return m is not None and text.find(span, m.end()) >= 0
 
 
 def _in_subject(span: str, subject_low: str) -> bool:
@@ -549,6 +593,12 @@ def _in_subject(span: str, subject_low: str) -> bool:
 
 def _under_spec(doc: Document, i: int) -> bool:
     """Is the line in the paragraph under a "Specifications:" heading?"""
+    return _under_heading(doc, i, SPEC_HEAD)
+
+
+def _under_heading(doc: Document, i: int, heading: re.Pattern[str]) -> bool:
+    """Is the line in the paragraph under a heading line ("Specifications:", "Test
+    setup:"), or in the paragraph that follows it after one blank line?"""
     blank = False
     for j in range(i - 1, max(-1, i - 30), -1):
         text = doc.text(j)
@@ -557,7 +607,7 @@ def _under_spec(doc: Document, i: int) -> bool:
                 return False
             blank = True  # "Specifications:", a blank line, then the list
             continue
-        if SPEC_HEAD.match(text):
+        if heading.match(text):
             return True
         if blank:
             return False

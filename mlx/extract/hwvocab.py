@@ -52,7 +52,8 @@ def literal_head(pattern: str) -> str:
 
 
 # Model name:            Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz        (lscpu)
-LSCPU = re.compile(r"^[ \t]*Model name:[ \t]+(\S[^\n]{0,150}?)[ \t]*$")
+# "Model name:  ..." (lscpu), "model name\t: ..." (/proc/cpuinfo)
+LSCPU = re.compile(r"^[ \t]*[Mm]odel name[ \t]*:[ \t]+(\S[^\n]{0,150}?)[ \t]*$")
 # 01:00.0 Ethernet controller: Intel Corporation I210 Gigabit Network Connection (rev 03)
 LSPCI = re.compile(r"(Ethernet|Network) controller(?: \[\w{4}\])?:[ \t]+(\S[^\n]{0,150}?)"
                    r"(?:[ \t]+\[[0-9a-f]{4}:[0-9a-f]{4}\])?(?:[ \t]+\(rev [0-9a-f]{1,4}\))?[ \t]*$")

@@ -397,11 +397,33 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     paras = _paragraphs(head)[:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not is_reply(subject)
-    pipe, matcher = nlp()
-    for (line, depth, text), doc in zip(paras, pipe.pipe(p[2][:5000] for p in paras),
-                                        strict=True):
-        out += _effects(doc, matcher, line, depth, text, posting)
+    for (line, depth, text), (doc, matches) in zip(paras, _read([p[2][:5000] for p in paras]),
+                                                   strict=True):
+        out += _effects(doc, matches, line, depth, text, posting)
     return out
+
+
+READ: dict[str, tuple[Any, list[tuple[int, int, int]]]] = {}  # text -> (doc, matches)
+READ_CHARS = 500_000  # of the texts kept (a doc costs some 50 bytes a character)
+
+
+_READ_CHARS = 0
+
+
+def _read(texts: list[str]) -> list[tuple[Any, list[tuple[int, int, int]]]]:
+    """spaCy's doc and the matcher's matches of each paragraph.  A paragraph seen before
+    in this process (quoted in the replies of a thread: 40% of the text read on a list)
+    is not read again."""
+    pipe, matcher = nlp()
+    global _READ_CHARS
+    todo = [t for t in dict.fromkeys(texts) if t not in READ]
+    _READ_CHARS += sum(map(len, todo))
+    if _READ_CHARS > READ_CHARS:
+        READ.clear()
+        _READ_CHARS = sum(map(len, todo))
+    for text, doc in zip(todo, pipe.pipe(todo), strict=True):
+        READ[text] = (doc, matcher(doc))
+    return [READ[t] for t in texts]
 
 
 def is_reply(subject: str | None) -> bool:
@@ -410,12 +432,12 @@ def is_reply(subject: str | None) -> bool:
     return parse_subject(subject).is_reply
 
 
-def _effects(doc: Any, matcher: Any, line: int, depth: int, text: str,
+def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: int, text: str,
              posting: bool = True) -> list[Statement]:
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""
     found: dict[tuple[int, float | None], Statement] = {}
-    for _, start, end in matcher(doc):
+    for _, start, end in matches:
         sent = doc[start].sent
         if NO_EFFECT.search(sent.text):
             continue
