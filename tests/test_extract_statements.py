@@ -144,3 +144,21 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
             (re.search(pattern.rx.pattern, text, re.IGNORECASE) is None), pattern.rx.pattern
     assert (s.SIZE_NUMBER.search(text) is None) == \
         (re.search(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b", text) is None)
+
+
+@pytest.mark.parametrize("body,subject", [
+    # an earlier version's effect, told in the next version's cover letter
+    ("Foo hook, 4th iteration:\n\nPreviously the bar path suffered a performance degradation "
+     "with this series applied.  Not anymore, see patch [1/5].\n",
+     "[PATCH nf-next v4 0/5] Foo hook"),
+    # a proposal states no effect
+    ("I propose to apply the full series to master, as there are no obvious issues, and the "
+     "performance regression fix can get better testing this way.\n",
+     "[PATCH 0/2] musl: fix the lock-skipping"),
+    # a kind of use, not an effect: "higher throughput scenarios"
+    ("Support tracking of up to 65535 packets per entry instead of just 255 to better\n"
+     "facilitate longer term tracking or higher throughput scenarios.\n",
+     "[PATCH] netfilter: xt_recent: raise the hitcount limit"),
+])
+def test_no_effect_of_this_change(body: str, subject: str) -> None:
+    assert extract_statements(body, subject) == []

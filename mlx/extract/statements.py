@@ -44,10 +44,18 @@ ADJECTIVE = Folded(r"(?:big|huge|significant|noticeable|nice|major|measurable|su
                    r"(?:improvement|regression|speed-?up|degradation|gain|boost)")
 NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
 # what a performance effect is an effect on
+# ("higher throughput scenarios", "high performance workloads": a kind of use, no effect)
 PERF_NOUN = Folded(r"\b(?:performance|throughput|bandwidth|latency|latencies|"
-                       r"(?<!clock )(?<!bus )(?<!spi )(?<!link )(?<!fan )(?<!port )speed|"
-                       r"pps|packet rate|transfer rate|bitrate|cpu (?:load|usage|utili[sz]ation)|"
-                       r"overhead|jitter|rtt)\b")
+                   r"(?<!clock )(?<!bus )(?<!spi )(?<!link )(?<!fan )(?<!port )speed|"
+                   r"pps|packet rate|transfer rate|bitrate|cpu (?:load|usage|utili[sz]ation)|"
+                   r"overhead|jitter|rtt)\b(?![ \t\n]+(?:scenarios?|environments?|use[ -]?cases?|"
+                   r"workloads?|deployments?|applications?)\b)")
+# "Previously traffic control suffered a degradation with this series": an earlier
+# version's effect, not this one's
+EARLIER_VERSION = re.compile(r"(?i)^[ \t]*(?:previously|in (?:the )?(?:previous|earlier|last|"
+                             r"first) (?:version|iteration|revision|round|posting)s?|the "
+                             r"(?:previous|earlier|last) (?:version|iteration|revision)s?|"
+                             r"in v\d+\b)")
 # stable-backport boilerplate and other sentences that state no effect of the change
 NO_EFFECT = re.compile(r"(?i)regression potential|risk of regression|no (?:known )?regressions?\b|"
                        r"correctness and performance|stable (?:tree|kernel)|backport|"
@@ -272,7 +280,7 @@ HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|wh
                    r"this|it|we|you)|any|might|may|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
-                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*)\b|"
+                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|propos\w*)\b|"
                    r"\bcould\b(?![ \t\n]+(?:notice|see|measure|tell|find|detect))")
 # "(and possibly other side-effects)": an aside hedges nothing of its sentence
 ASIDE = re.compile(r"\([^()]*\)")
@@ -459,7 +467,7 @@ def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: in
         around = doc[sent.start:min(len(doc), sent.end + 6)].text  # "netperf." ends no sentence
         if not RUNTIME.search(around) or LISTING.search(sent.text):
             continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
-        if TRAILER.match(sent.text):
+        if TRAILER.match(sent.text) or EARLIER_VERSION.match(sent.text):
             continue
         first = line + text.count("\n", 0, sent.start_char) + 1
         # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
@@ -491,7 +499,8 @@ def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: in
                 "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
                 quoted=depth > 0, line_no=first))
     for sent in doc.sents:
-        if any(k[0] == sent.start for k in found) or not _asserted(sent.text):
+        if any(k[0] == sent.start for k in found) or not _asserted(sent.text) or \
+                EARLIER_VERSION.match(sent.text):
             continue
         low = sent.text.lower()
         direction = None
