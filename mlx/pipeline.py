@@ -93,8 +93,11 @@ def run_chunk(chunk: Chunk, sink: Sink,
         records, [patch_facts(r.body) for r in records],
         [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc, r.in_reply_to, r.references)
          for r in records])}
+    rows: dict[str, list[list[Any]]] = {name: [] for name in EXTRACTORS}
+    for r in records:  # message by message: the extractors share its read (Document.of)
+        for ex in EXTRACTORS.values():
+            rows[ex.name].append(ex.fn(r.body, r.subject) if ex.name in extract else [])
     for ex in EXTRACTORS.values():
-        rows = [ex.fn(r.body, r.subject) if ex.name in extract else [] for r in records]
-        tables[ex.table] = rows_table(ex.schema, records, rows)
+        tables[ex.table] = rows_table(ex.schema, records, rows[ex.name])
     res.parts = stage(sink.store, sink.run, tables)
     return res

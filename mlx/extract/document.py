@@ -34,6 +34,9 @@ SIGNATURE_LINES = 8  # a signature is short: more lines after "-- " are a messag
 BULLET = re.compile(r"^([ \t]*)(?:[-*+\u2022o][ \t]+|\(?(?:\d{1,2}|[a-z])[.)][ \t]+)?")
 
 
+_LAST: tuple[str, Document] | None = None
+
+
 @dataclass(frozen=True)
 class Line:
     depth: int  # quote depth: 0 for own text
@@ -54,6 +57,15 @@ class Document:
             pasted = pasted_commits(raw)
             split = [(max(d, 1), t) if i in pasted else (d, t) for i, (d, t) in enumerate(split)]
         self.lines = _mark_signature(_mark_diffs(_join_wraps(split)))
+
+    @classmethod
+    def of(cls, body: str) -> Document:
+        """The Document of ``body``, the last one read kept: the extractors run one
+        message after another and read the same text (a Document is never changed)."""
+        global _LAST
+        if _LAST is None or _LAST[0] != body:
+            _LAST = (body, cls(body))
+        return _LAST[1]
 
     def __len__(self) -> int:
         return len(self.lines)

@@ -412,7 +412,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     mode = _reading(head, _hits(head))
     if mode is None:
         return []
-    doc = Document(head)
+    doc = Document.of(head)
     strong = _strong_lines("\n".join(line.text for line in doc.lines))
     # a strong word's paragraph is read too: a setup is described in a block of lines
     window = None if mode == "deep" else {j for i in strong for j in range(i - WINDOW,

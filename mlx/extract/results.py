@@ -155,7 +155,7 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     head = body if cut < 0 else body[:cut]
     if not may_hold_results(head):
         return []
-    doc = Document(head)
+    doc = Document.of(head)
     found = _find(doc)
     if not found:
         return []
