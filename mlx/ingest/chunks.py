@@ -24,7 +24,16 @@ from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read
 from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
-BATCH_MESSAGES = 500  # messages per chunk for split-by-driver and git chunks
+BATCH_MESSAGES = 500  # messages per chunk split by the driver (also at most 8 MiB)
+# commits per chunk of a public-inbox epoch, at most: a part per chunk and table, so an
+# epoch of 400,000 commits is 200 parts, not 800 (every reader of the store opens each
+# part); a small epoch is cut in 8 chunks of at least BATCH_MESSAGES, for the workers
+GIT_COMMITS = 2_000
+
+
+def git_batch(commits: int) -> int:
+    """Commits per chunk for a range of ``commits`` new commits."""
+    return min(GIT_COMMITS, max(BATCH_MESSAGES, -(-commits // 8)))
 FILES_PER_GROUP = 200
 
 

@@ -22,6 +22,7 @@ from mlx.ingest.chunks import (
     FileGroup,
     GitRange,
     RawBatch,
+    git_batch,
     plan_mbox,
     split_stream,
 )
@@ -140,9 +141,10 @@ class Planner:
             self.report.unchanged += 1
             return
         entry = {"kind": "git", "last_commit": commits[-1]}
-        for i in range(0, len(commits), BATCH_MESSAGES):
-            last = i + BATCH_MESSAGES >= len(commits)
-            yield self._yield(GitRange(src.path, commits[i:i + BATCH_MESSAGES]),
+        batch = git_batch(len(commits))
+        for i in range(0, len(commits), batch):
+            last = i + batch >= len(commits)
+            yield self._yield(GitRange(src.path, commits[i:i + batch]),
                               [(src.path, entry)] if last else [])
 
 
