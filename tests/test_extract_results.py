@@ -124,6 +124,10 @@ xdp_redirect alone does 3.5 Mpps.
     # a threshold and a hypothetical
     "Batching helps a lot when the rate is below 300pps for one flow.",
     "Receiving at line speed, you'll end up forwarding 25 Gbps of it and dropping the rest.",
+    "With an 80MHz channel i will get 1560Mbps with this card.",
+    # a radio's capacity, its specs or a second radio between value and noun
+    "The factory firmware says too that the device has a 600 Mbps and\nan 1733 Mbps radio.",
+    "It is a 600 Mbps 2x2 MIMO radio on the 2.4 GHz band.",
 ])
 def test_precision(line: str) -> None:
     assert extract_results(line + "\nx Mbits/sec\n") == []

@@ -93,7 +93,7 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
                           r"transmit(?:s|ting)? at|sent (?:out )?at|clocksource|max_idle|"
-                          r"data ?rates?|div(?:ided by)?|you'll|you will|"
+                          r"data ?rates?|div(?:ided by)?|you'll|you will|will|i'll|we'll|"
                           r"end up|"
                           r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
                           r"\?[ \t]*$")
@@ -126,6 +126,12 @@ CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:lin
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
                             r"network|available|capable|max|limit|lanes?|radio|band|channel|"
                             r"chain|ether|wan|lan)s?\b")
+# "a 600 Mbps 2x2 MIMO radio", "1733Mbps 802.11ac card": the same, its specs in between;
+# "a 600 Mbps and an 1733 Mbps radio": the first of two
+CAPACITY_SPECS = re.compile(
+    r"(?i)(?:(?:[ \t]+(?:\d\S*|mimo|dual[- ]band|tri[- ]band|802\.11\w*|wi-?fi|wireless)){1,2}|"
+    r"[ \t\n]+(?:and|or)[ \t\n]+(?:an?[ \t\n]+)?~?\d[\d.,]*[ \t]?[kmg]?(?:bps|bits?/s(?:ec)?|bit/s)"
+    r"(?:[ \t]+\S+)?)[ \t]+(?:radios?|cards?|adapters?|nics?|modules?|chips?|ports?|links?)\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
@@ -276,7 +282,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
     colon = text.rfind(":", a, start)  # "net-next + SIT flowtable support: ~148 Gbps"
     if NOT_MEASURED.search(line[colon - a + 1:] if colon >= 0 and start - colon < 24 else line):
         return False  # a capacity line
-    if CAPACITY_AFTER.match(text, end) or CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
+    if CAPACITY_AFTER.match(text, end) or CAPACITY_SPECS.match(text, end) or \
+            CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
