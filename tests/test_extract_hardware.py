@@ -384,3 +384,18 @@ def test_a_list_under_a_setup_heading_is_the_setup() -> None:
 def test_more_ways_of_saying_what_ran(text: str, subject: str, fact: str) -> None:
     rows = {(t, role) for _, t, role in facts(text, subject)}
     assert any(fact in t and role == "setup" for t, role in rows), rows
+
+
+@pytest.mark.parametrize("text", [
+    # the DMI string of a virtual machine, syslog's host field
+    "Tested on my box:\n[    3.48] Hardware name: QEMU Ubuntu 24.04 PC v2 (i440FX + PIIX, "
+    "1996), BIOS 1.16.3\n",
+    "Tested on my box:\nMar 06 14:26:57 fedora kernel: mlx5_core 0000:99:00.0 det1: Link up\n",
+    # the stable bot's trees, lspci's capability lines
+    "The bot has tested the following trees: v5.2.13, v4.19.71, v4.14.142.\n\n"
+    "v5.2.13: Failed to apply! Possible dependencies:\nv4.19.71: Build OK!\n",
+    "Tested on my laptop:\n\tCapabilities: [70] Express Endpoint, MSI 00\n",
+])
+def test_misread_platform_strings_are_no_setup(text: str) -> None:
+    setup = [(k, t) for k, t, role in facts(text, "Re: [PATCH] ath10k: fix rx") if role == "setup"]
+    assert not [f for f in setup if f[0] in ("os", "kernel", "board")], setup

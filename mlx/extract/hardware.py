@@ -94,6 +94,9 @@ SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitor
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
                    "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
+# an OS name that is none: the DMI string of a kernel's "Hardware name:" line (a virtual
+# machine's type), and the host field of a syslog line ("Mar 06 14:26:57 fedora kernel:")
+NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ")
 # "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
 # built, its tooling or its sources, nothing run on a machine
 BUILT_ONLY = re.compile(r"(?i)\bbuild|\bbuilt\b|compil|\bsdk\b|imagebuilder|buildroot|"
@@ -129,6 +132,10 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        # a robot's "[cannot apply to v5.3-rc3 ...]"; a compiler's version
                        # string "gcc (Ubuntu 4.8.4-2ubuntu1~14.04.4) 4.8.4"
                        r"\bcannot apply to\b|\bgcc (?:version )?\(|"
+                       # the stable bot's "has tested the following trees: v5.2.13, ..." and
+                       # "v4.14.142: Failed to apply!"; lspci -vv's "Capabilities: [70] ..."
+                       r"\btested the following trees\b|^[ \t]*v\d+\.\d+(?:\.\d+)?:[ \t]+"
+                       r"(?:Build OK|Failed to apply)|^[ \t]*Capabilities:[ \t]+\[|"
                        r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
                        r"\b\d[TR]\d[TR]\b|"
                        r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
@@ -553,6 +560,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
                                 for j in measured)
         for kind, span, value, own_host, shaped in facts:
+            if kind == "os" and NOT_AN_OS.search(text) and span.lower() in \
+                    NOT_AN_OS.search(text).group(0).lower():
+                continue  # "Hardware name: QEMU Ubuntu 24.04 PC", syslog's host "fedora"
             if kind in ("wifi", "nic") and SOC_LABEL.search(text[:max(0, text.find(span))]):
                 kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
             if kind == "size":
