@@ -399,3 +399,10 @@ def test_more_ways_of_saying_what_ran(text: str, subject: str, fact: str) -> Non
 def test_misread_platform_strings_are_no_setup(text: str) -> None:
     setup = [(k, t) for k, t, role in facts(text, "Re: [PATCH] ath10k: fix rx") if role == "setup"]
     assert not [f for f in setup if f[0] in ("os", "kernel", "board")], setup
+
+
+def test_the_indented_lines_of_a_spec_field_are_the_device_added() -> None:
+    body = ("ramips: add Foo R9\n\nSoC:\tMediaTek MT7621AT dual-core @ 880MHz\n"
+            "RAM:\t256M\nWiFi:\t- 2.4GHz MediaTek MT7615N bgn\n\t- 5GHz MediaTek MT7615N nac\n")
+    rows = extract_hardware(body, "[PATCH v4] ramips: add support for Foo R9")
+    assert rows and {r.role for r in rows} == {"subject"}, [(r.text, r.role) for r in rows]

@@ -553,7 +553,7 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         host_line = host is not None and ("," in text or len(facts) > 1)
         title = TITLE_LINE.match(text)
         spec = (title is not None and title.group(1).lower() not in FIELDS) or \
-            _under_spec(doc, i) or (device_patch and SPEC_FIELD.match(text) is not None)
+            _under_spec(doc, i) or (device_patch and _spec_field(doc, i))
         headed = not spec and _under_heading(doc, i, SETUP_HEAD)
         cue = host is not None or DMESG.match(text) is not None or headed or \
             KERNEL_LOG.search(text) is not None or (not spec and _cue_near(doc, i))
@@ -599,6 +599,16 @@ def _in_subject(span: str, subject_low: str) -> bool:
         return False
     models = [w for w in span.lower().split() if any(c.isdigit() for c in w) and len(w) > 2]
     return any(m in subject_low for m in models) if models else span.lower() in subject_low
+
+
+def _spec_field(doc: Document, i: int) -> bool:
+    """Is the line a field of a spec sheet ("WiFi:\t- 2.4GHz MT7615N"), or indented under
+    one ("\t- 5GHz MediaTek MT7615N nac")?"""
+    while SPEC_FIELD.match(doc.text(i)) is None:
+        if doc.text(i)[:1] not in (" ", "\t") or i == 0 or not doc.text(i - 1).strip():
+            return False
+        i -= 1
+    return True
 
 
 def _under_spec(doc: Document, i: int) -> bool:
