@@ -78,6 +78,17 @@ def test_verdict(delta: float, metric: str, expected: str) -> None:
                                      ("With this patch + tc egress", "patched"),
                                      ("With this patch + nft egress", "patched")],
      "Without this patch + tc egress"),
+    # two baselines of their own configurations: none is the nft run's
+    ("With this patch + nft egress", [("Without this patch", "baseline"),
+                                      ("With this patch", "patched"),
+                                      ("Without this patch + tc egress", "baseline"),
+                                      ("With this patch + tc egress", "patched"),
+                                      ("With this patch + nft egress", "patched")], None),
+    # ... but runs keyed "1.b)" and "2.b)" of the same configuration pair
+    ("2.b) patched kernel, 0 rules", [("1.a) vanilla kernel, 1 rule", "baseline"),
+                                      ("1.b) vanilla kernel, 0 rules", "baseline"),
+                                      ("2.b) patched kernel, 0 rules", "patched")],
+     "1.b) vanilla kernel, 0 rules"),
 ])
 def test_pick_baseline(patched: str, labels: list, baseline) -> None:
     assert pick_baseline(patched, labels) == baseline
