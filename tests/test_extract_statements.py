@@ -155,6 +155,9 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
     ("I propose to apply the full series to master, as there are no obvious issues, and the "
      "performance regression fix can get better testing this way.\n",
      "[PATCH 0/2] musl: fix the lock-skipping"),
+    # another, later series' effect
+    ("Preparing for upcoming xtables-restore performance improvements I noticed a few "
+     "things to smooth out.\n", "[PATCH 0/4] xtables: small fixes"),
     # a kind of use, not an effect: "higher throughput scenarios"
     ("Support tracking of up to 65535 packets per entry instead of just 255 to better\n"
      "facilitate longer term tracking or higher throughput scenarios.\n",

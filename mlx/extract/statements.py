@@ -280,7 +280,9 @@ HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|wh
                    r"this|it|we|you)|any|might|may|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
-                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|propos\w*)\b|"
+                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|propos\w*|"
+                   # "Preparing for upcoming xtables-restore performance improvements"
+                   r"upcoming|future|prepar\w*)\b|"
                    r"\bcould\b(?![ \t\n]+(?:notice|see|measure|tell|find|detect))")
 # "(and possibly other side-effects)": an aside hedges nothing of its sentence
 ASIDE = re.compile(r"\([^()]*\)")
