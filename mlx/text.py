@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 # "> > [SUM] 0.00-10.04 sec ...", ">>> foo", "  > indented quote": '>' marks, each after at
 # most three blanks, and one blank after the last
@@ -65,3 +67,39 @@ class Folded:
     def search(self, text: str, low: str | None = None) -> re.Match[str] | None:
         """Search ``text``; ``low`` is its lowercased copy where the caller has one."""
         return self.rx.search(text.lower() if low is None else low)
+
+
+class Words:
+    """Tagged words found in one pass over a text (an Aho-Corasick automaton, C speed),
+    where a substring test per word would scan the text once per word."""
+
+    def __init__(self, tagged: dict[str, Iterable[str]]) -> None:
+        self.tagged = {tag: tuple(words) for tag, words in tagged.items()}
+        self._auto: Any = None
+
+    def _automaton(self) -> Any:
+        if self._auto is None:  # built on first use, in the process that scans
+            import ahocorasick
+
+            tags: dict[str, set[str]] = {}
+            for tag, words in self.tagged.items():
+                for w in words:
+                    tags.setdefault(w, set()).add(tag)
+            auto = ahocorasick.Automaton()
+            for w, t in tags.items():
+                auto.add_word(w, frozenset(t))
+            auto.make_automaton()
+            self._auto = auto
+        return self._auto
+
+    def hits(self, text: str) -> dict[str, list[int]]:
+        """Where the words end in ``text`` (the index of their last character), by tag."""
+        out: dict[str, list[int]] = {}
+        for end, tags in self._automaton().iter(text):
+            for tag in tags:
+                out.setdefault(tag, []).append(end)
+        return out
+
+    def tags(self, text: str) -> set[str]:
+        """The tags of the words in ``text``."""
+        return set().union(*(tags for _, tags in self._automaton().iter(text)))

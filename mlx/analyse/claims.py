@@ -61,10 +61,10 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
         overlap = [(len(rest & _rest(n)), i, n) for i, n in marked]
         best = max(o for o, _, _ in overlap)
         if best and sum(o == best for o, _, _ in overlap) == 1:
-            base = next(n for o, _, n in overlap if o == best)
+            same = next(n for o, _, n in overlap if o == best)
             # "With this patch + nft egress" beside "Without this patch + tc egress" only:
             # the baseline of another configuration ("tc"), no pair
-            return base if _words(base) <= _words(patched) else None
+            return same if _words(same) <= _words(patched) else None
     before = [n for i, n in marked if i < at]
     base = before[-1] if before else marked[0][1] if marked else None
     if base is not None:

@@ -23,6 +23,7 @@ from mlx.extract.conditions import condition_of, effective_conditions
 from mlx.extract.document import Document, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
+from mlx.text import Words
 
 # a body without any of these holds no result: most messages stop here (plain
 # substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
@@ -139,12 +140,15 @@ def parse_command(command: str) -> dict[str, Any]:
     return out
 
 
+# the prefilter's words in one pass: a unit or a tool's word ("unit"), or "pps"/"tps"
+# where a rate may stand ("rate")
+PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps")})
+
+
 def may_hold_results(body: str) -> bool:
     """The cheap prefilter: a unit or a tool's word somewhere in the body."""
-    if ("/s" in body and any(t in body for t in SLASH_TOKENS)) or \
-            any(t in body for t in BODY_TOKENS):
-        return True
-    return ("pps" in body or "tps" in body) and BODY_RATE.search(body) is not None
+    tags = PREFILTER.tags(body)
+    return "unit" in tags or ("rate" in tags and BODY_RATE.search(body) is not None)
 
 
 def extract_results(body: str | None, subject: str | None = None) -> list[ResultRow]:
