@@ -165,3 +165,11 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
 ])
 def test_no_effect_of_this_change(body: str, subject: str) -> None:
     assert extract_statements(body, subject) == []
+
+
+def test_a_statement_gives_the_line_its_sentence_starts_on() -> None:
+    body = ("Hello,\n\nThis change reduces the ratio of tx completions from 1/2 to\n"
+            "1/32 of the packets sent. This results in significant performance\n"
+            "improvement on the TX path.\n")
+    rows = extract_statements(body, "[PATCH v2] ath10k: reduce tx completions")
+    assert [(r.line_no, r.direction) for r in rows] == [(4, "improvement")], rows

@@ -12,6 +12,7 @@ one row per metric with the base and head values and the change.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -337,13 +338,27 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
 PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t>]*\n)+")
 
 
-def _paragraphs(head: str) -> list[tuple[int, int, str]]:
-    """(first line, quote depth, text) of each paragraph that states a sized effect.
+@dataclass(frozen=True)
+class Para:
+    """A run of one paragraph's lines at one quote depth, joined into one text."""
+
+    depth: int
+    text: str
+    starts: tuple[tuple[int, int], ...]  # (offset in text, body line index) of each line
+
+    def line_at(self, offset: int) -> int:
+        """The body line (1-based) the character at ``offset`` of the text stands on."""
+        at = bisect.bisect_right([o for o, _ in self.starts], offset) - 1
+        return self.starts[max(at, 0)][1] + 1
+
+
+def _paragraphs(head: str) -> list[Para]:
+    """Each paragraph that states a sized effect, by quote depth.
 
     Paragraphs end at blank lines and where the quote depth changes ("On ...
     wrote:" followed by "> ..." lines is two paragraphs).
     """
-    out: list[tuple[int, int, str]] = []
+    out: list[Para] = []
     line, pos = 0, 0
     for m in [*PARAGRAPH_BREAK.finditer(head), None]:
         end = m.start() if m else len(head)
@@ -362,22 +377,30 @@ def _paragraphs(head: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _runs(para: str, first_line: int) -> list[tuple[int, int, str]]:
+def _runs(para: str, first_line: int) -> list[Para]:
     """The lines of one paragraph grouped by quote depth, prefixes removed."""
-    runs: list[tuple[int, int, list[str]]] = []
+    runs: list[tuple[int, list[str], list[int]]] = []  # depth, texts, their line indexes
     for i, raw in enumerate(para.split("\n")):
         depth, text = split_quote(raw)
         text = text.strip()
         if not text or text.startswith(("diff --git", "@@ ", "+", "-")) or DIFFSTAT.match(text):
             continue  # code, and a diffstat's "path | 21 ++++----" lines
-        if runs and runs[-1][1] == depth:
-            runs[-1][2].append(text)
+        if runs and runs[-1][0] == depth:
+            runs[-1][1].append(text)
+            runs[-1][2].append(first_line + i)
         else:
-            runs.append((first_line + i, depth, [text]))
-    joined = [(start, depth, " ".join(texts)) for start, depth, texts in runs]
-    return [(start, depth, text) for start, depth, text in joined
-            if stated(text, low := text.lower()) or NO_CHANGE.search(text, low)
-            or COMPARED.search(text, low)]
+            runs.append((depth, [text], [first_line + i]))
+    out = []
+    for depth, texts, lines in runs:
+        offsets = [0]
+        for t in texts[:-1]:
+            offsets.append(offsets[-1] + len(t) + 1)
+        para_run = Para(depth, " ".join(texts), tuple(zip(offsets, lines, strict=True)))
+        low = para_run.text.lower()
+        if stated(para_run.text, low) or NO_CHANGE.search(para_run.text, low) or \
+                COMPARED.search(para_run.text, low):
+            out.append(para_run)
+    return out
 
 
 DIFFSTAT = re.compile(r"^\S.{0,80}?[ \t]\|[ \t]+\d{1,6}(?:[ \t]+[-+]{1,80})?[ \t]*$|"
@@ -407,9 +430,8 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     paras = _paragraphs(head)[:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not is_reply(subject)
-    for (line, depth, text), (doc, matches) in zip(paras, _read([p[2][:5000] for p in paras]),
-                                                   strict=True):
-        out += _effects(doc, matches, line, depth, text, posting)
+    for para, (doc, matches) in zip(paras, _read([p.text[:5000] for p in paras]), strict=True):
+        out += _effects(doc, matches, para, posting)
     return out
 
 
@@ -442,7 +464,7 @@ def is_reply(subject: str | None) -> bool:
     return parse_subject(subject).is_reply
 
 
-def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: int, text: str,
+def _effects(doc: Any, matches: list[tuple[int, int, int]], para: Para,
              posting: bool = True) -> list[Statement]:
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""
@@ -471,13 +493,13 @@ def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: in
             continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
         if TRAILER.match(sent.text) or EARLIER_VERSION.match(sent.text):
             continue
-        first = line + text.count("\n", 0, sent.start_char) + 1
+        first = para.line_at(sent.start_char)
         # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
         for m in PAREN_PCT.finditer(sent.text):
             p = float(m.group(1))
             found.setdefault((sent.start, p), Statement(
                 "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
-                quoted=depth > 0, line_no=first))
+                quoted=para.depth > 0, line_no=first))
         if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(
                 SPEEDUP.sub(" ", sent.text))):
             continue  # "drop: 1234": a bare number is no size, nor a counter an effect
@@ -493,13 +515,13 @@ def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: in
             found.pop((sent.start, None), None)  # the sized phrase says more
         found.setdefault((sent.start, pct), Statement(
             "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
-            quoted=depth > 0, line_no=first))
+            quoted=para.depth > 0, line_no=first))
         # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
         for m in MORE_PCT.finditer(sent.text, max(0, doc[end - 1].idx - sent.start_char)):
             p = float(m.group(1))
             found.setdefault((sent.start, p), Statement(
                 "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
-                quoted=depth > 0, line_no=first))
+                quoted=para.depth > 0, line_no=first))
     for sent in doc.sents:
         if any(k[0] == sent.start for k in found) or not _asserted(sent.text) or \
                 EARLIER_VERSION.match(sent.text):
@@ -518,8 +540,8 @@ def _effects(doc: Any, matches: list[tuple[int, int, int]], line: int, depth: in
                 else "regression"
         if direction:
             found[(sent.start, None)] = Statement(
-                "prose", sent.text.strip()[:500], None, direction, quoted=depth > 0,
-                line_no=line + text.count("\n", 0, sent.start_char) + 1)
+                "prose", sent.text.strip()[:500], None, direction, quoted=para.depth > 0,
+                line_no=para.line_at(sent.start_char))
     return list(found.values())
 
 
