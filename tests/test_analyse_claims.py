@@ -84,7 +84,12 @@ def test_verdict(delta: float, metric: str, expected: str) -> None:
                                       ("Without this patch + tc egress", "baseline"),
                                       ("With this patch + tc egress", "patched"),
                                       ("With this patch + nft egress", "patched")], None),
-    # ... but runs keyed "1.b)" and "2.b)" of the same configuration pair
+    # a baseline's own words ("net-next", "Upstream") name no other run: they pair
+    ("patched, 64 flows", [("net-next, 64 flows", "baseline"), ("net-next, 1 flow", "baseline"),
+                           ("patched, 64 flows", "patched")], "net-next, 64 flows"),
+    ("With patch (nft)", [("Upstream (nft)", "baseline"), ("Upstream (tc)", "baseline"),
+                          ("With patch (nft)", "patched")], "Upstream (nft)"),
+    # ... and runs keyed "1.b)" and "2.b)" of the same configuration pair
     ("2.b) patched kernel, 0 rules", [("1.a) vanilla kernel, 1 rule", "baseline"),
                                       ("1.b) vanilla kernel, 0 rules", "baseline"),
                                       ("2.b) patched kernel, 0 rules", "patched")],

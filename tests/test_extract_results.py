@@ -133,6 +133,14 @@ def test_precision(line: str) -> None:
     assert extract_results(line + "\nx Mbits/sec\n") == []
 
 
+@pytest.mark.parametrize("line, values", [
+    ("When I disable GRO, the throughput will drop to 300 Mbits/sec on my box.", [300.0]),
+    ("I get 941 Mbps over 1 link, and 1.8 Gbps over 2 links.", [941.0, 1800.0]),
+])
+def test_values_beside_capacity_and_future_words(line: str, values: list) -> None:
+    assert [r.value_norm for r in extract_results(line + "\n")] == values
+
+
 def test_nothing_from_a_diff_hunk() -> None:
     diff = """\
 diff --git a/tools/bench.c b/tools/bench.c

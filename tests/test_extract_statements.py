@@ -159,12 +159,21 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
     ("Preparing for upcoming xtables-restore performance improvements I noticed a few "
      "things to smooth out.\n", "[PATCH 0/4] xtables: small fixes"),
     # a kind of use, not an effect: "higher throughput scenarios"
-    ("Support tracking of up to 65535 packets per entry instead of just 255 to better\n"
-     "facilitate longer term tracking or higher throughput scenarios.\n",
+    ("This patch improves support for higher throughput scenarios on big boxes.\n",
      "[PATCH] netfilter: xt_recent: raise the hitcount limit"),
 ])
 def test_no_effect_of_this_change(body: str, subject: str) -> None:
     assert extract_statements(body, subject) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "Previously, every lookup walked the whole list; with this patch throughput improves by 35%.",
+    "The proposed patch significantly improves throughput on our systems.",
+    "This removes the per-packet preparation step and noticeably improves throughput.",
+])
+def test_an_effect_beside_such_words_is_kept(sentence: str) -> None:
+    assert [r.direction for r in extract_statements(f"Hi.\n\n{sentence}\n",
+                                                    "[PATCH v3 0/3] foo: bar")] == ["improvement"]
 
 
 def test_a_statement_gives_the_line_its_sentence_starts_on() -> None:
@@ -173,3 +182,13 @@ def test_a_statement_gives_the_line_its_sentence_starts_on() -> None:
             "improvement on the TX path.\n")
     rows = extract_statements(body, "[PATCH v2] ath10k: reduce tx completions")
     assert [(r.line_no, r.direction) for r in rows] == [(4, "improvement")], rows
+
+
+def test_the_paragraph_cache_keeps_what_it_returns_when_it_fills(monkeypatch) -> None:
+    from mlx.extract import statements
+    monkeypatch.setattr(statements, "READ_CHARS", 60)
+    statements.READ.clear()
+    text = "This patch improves throughput by 7% on my box."
+    first = statements._read([text])
+    again = statements._read([text, "And this change reduces latency by 5% there."])
+    assert again[0] is first[0] and len(again) == 2

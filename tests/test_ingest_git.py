@@ -64,7 +64,7 @@ def test_epoch_blobs_and_deletions(inbox: Path, tmp_path: Path) -> None:
     assert mlx.ingest([str(inbox)], store=store).raw == 0
 
 
-def test_git_chunks_are_few_on_big_epochs_and_eight_on_small_ones() -> None:
+def test_git_chunks_are_few_on_big_epochs_and_of_500_commits_on_small_ones() -> None:
     from mlx.ingest.chunks import git_batch
     assert [git_batch(n) for n in (10, 1_941, 10_000, 39_402, 394_020)] == \
         [500, 500, 1_250, 2_000, 2_000]

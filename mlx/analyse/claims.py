@@ -63,8 +63,11 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
         if best and sum(o == best for o, _, _ in overlap) == 1:
             same = next(n for o, _, n in overlap if o == best)
             # "With this patch + nft egress" beside "Without this patch + tc egress" only:
-            # the baseline of another configuration ("tc"), no pair
-            return same if _words(same) <= _words(patched) else None
+            # a word the baseline has and this run lacks names another patched run's
+            # configuration ("tc"), no pair ("net-next, 64 flows" for "patched, 64 flows")
+            theirs = {w for n, c in labels if c == "patched" and n != patched
+                      for w in _words(n)}
+            return None if (_words(same) - _words(patched)) & theirs else same
     before = [n for i, n in marked if i < at]
     base = before[-1] if before else marked[0][1] if marked else None
     if base is not None:

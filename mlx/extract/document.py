@@ -63,9 +63,12 @@ class Document:
         """The Document of ``body``, the last one read kept: the extractors run one
         message after another and read the same text (a Document is never changed)."""
         global _LAST
-        if _LAST is None or _LAST[0] != body:
-            _LAST = (body, cls(body))
-        return _LAST[1]
+        last = _LAST  # read once: another thread may replace it
+        if last is not None and last[0] == body:
+            return last[1]
+        doc = cls(body)
+        _LAST = (body, doc)
+        return doc
 
     def __len__(self) -> int:
         return len(self.lines)

@@ -59,8 +59,10 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
                        r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
                        r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
+                       # ("I'm running into i40e rx_dropped ...": the reporter's NIC)
                        r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing)\b|"
-                       r"\b(?:this|it) (?:is|was) (?:using|running)\b")
+                       # "This is using 4.9-rc5 as a baseline" (not "... using the mlx5 helper")
+                       r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
 # "The environment is as follows:", "Test setup:", "Hardware used:": a list of a setup
 # ("Description for what hardware this is:" heads a board file's description: no test)
 SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|"
@@ -100,8 +102,9 @@ OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "i
 NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ")
 # "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
 # built, its tooling or its sources, nothing run on a machine
-BUILT_ONLY = re.compile(r"(?i)\bbuild|\bbuilt\b|compil|\bsdk\b|imagebuilder|buildroot|"
-                        r"\bfiles?\b|\bsources?\b|\bdts\b")
+BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot)\b"
+BUILT_AFTER = (r"(?:/\w+)?(?:[ \t]+[\w./-]+){0,3}?[ \t]+"
+               r"(?:files?|sources?|dts|builds?|sdk|images?)\b")
 # a patch adding a device or board, and the lines of its spec list
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
@@ -293,7 +296,7 @@ def _strong_lines(text: str) -> set[int]:
 
 
 DIGIT = re.compile(r"\d")
-NUMBERED_WORD = re.compile(r"\S*\d\S*")  # a word with a digit in it
+NUMBERED_WORD = re.compile(r"(?<!\S)\S*\d\S*")  # a word with a digit in it
 
 
 def _bare_models(text: str) -> list[Fact]:
@@ -446,7 +449,8 @@ def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
     """The facts spaCy and the gazetteer find in each line.  Half the lines read on a
     list were read before (quoted in replies, a robot's boilerplate): those are not read
     again."""
-    todo = [t for t in dict.fromkeys(texts) if t not in LINE_FACTS]
+    known = {t: LINE_FACTS[t] for t in texts if t in LINE_FACTS}  # kept through a clear
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
     if len(LINE_FACTS) + len(todo) > LINE_FACTS_MAX:
         LINE_FACTS.clear()
     for text, sdoc in zip(todo, nlp().pipe(todo, batch_size=256), strict=True):
@@ -454,8 +458,8 @@ def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
                              for e in sdoc.ents]
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]
-        LINE_FACTS[text] = tuple(_without_nic_speeds(facts, text))
-    return [LINE_FACTS[t] for t in texts]
+        known[text] = LINE_FACTS[text] = tuple(_without_nic_speeds(facts, text))
+    return [known[t] for t in texts]
 
 
 # "40G X710", "Broadcom BCM957508 200G", "2x100G ConnectX-6": a speed that names a card
@@ -559,7 +563,7 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                     not _tested_on(span, text):
                 setup = False  # the chip the patch is about, named in its title
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
-                    (not SETUP_CUE.search(text) or BUILT_ONLY.search(text)):
+                    (not SETUP_CUE.search(text) or _built_only(span, text)):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
             if setup and not shaped and (PLANNED.search(text) or (
                     kind in ("wifi", "nic") and re.search(
@@ -569,6 +573,13 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                                    line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
     return out
+
+
+def _built_only(span: str, text: str) -> bool:
+    """Is the target named as what was built ("build test (on ramips)", "a self-compiled
+    SDK for ath79", "the ar71xx files"), not as what ran?"""
+    at = re.escape(span)
+    return re.search(rf"(?i){BUILD_WORD}[^.;]{{0,60}}{at}|{at}{BUILT_AFTER}", text) is not None
 
 
 def _tested_on(span: str, text: str) -> bool:

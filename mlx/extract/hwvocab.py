@@ -39,8 +39,6 @@ BODY_HW = re.compile("(?=[{}])(?:{})".format("".join(sorted({w[0] for w in STRON
                                               "|".join(STRONG)))
 
 
-
-
 def literal_head(pattern: str) -> str:
     """The plain text every match of a STRONG pattern starts with ("RAM" of ``RAM\\b``,
     "ICE" of ``(?<![A-Za-z])ICE\\b``): what a substring scan looks for before the regex."""

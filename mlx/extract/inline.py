@@ -93,7 +93,7 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
                           r"transmit(?:s|ting)? at|sent (?:out )?at|clocksource|max_idle|"
-                          r"data ?rates?|div(?:ided by)?|you'll|you will|will|i'll|we'll|"
+                          r"data ?rates?|div(?:ided by)?|you'll|you will|(?:i|we) will|i'll|we'll|"
                           r"end up|"
                           r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
                           r"\?[ \t]*$")
@@ -129,7 +129,8 @@ CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:lin
 # "a 600 Mbps 2x2 MIMO radio", "1733Mbps 802.11ac card": the same, its specs in between;
 # "a 600 Mbps and an 1733 Mbps radio": the first of two
 CAPACITY_SPECS = re.compile(
-    r"(?i)(?:(?:[ \t]+(?:\d\S*|mimo|dual[- ]band|tri[- ]band|802\.11\w*|wi-?fi|wireless)){1,2}|"
+    r"(?i)(?:(?:[ \t]+(?:\d\S*|mimo|dual[- ]band|tri[- ]band|802\.11\w*|wi-?fi|wireless)){1,2}"
+    r"(?=[ \t]+(?:radios?|cards?|adapters?|nics?|modules?|chips?)\b)|"
     r"[ \t\n]+(?:and|or)[ \t\n]+(?:an?[ \t\n]+)?~?\d[\d.,]*[ \t]?[kmg]?(?:bps|bits?/s(?:ec)?|bit/s)"
     r"(?:[ \t]+\S+)?)[ \t]+(?:radios?|cards?|adapters?|nics?|modules?|chips?|ports?|links?)\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec

@@ -25,9 +25,9 @@ from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
 from mlx.text import Words
 
-# a body without any of these holds no result: most messages stop here (plain
-# substring tests run at C speed; "pps" and "tps" also sit inside "mappings", "https")
-# (those with "/s" are tested only where "/s" stands at all)
+# a body without any of these holds no result: most messages stop here (all found in
+# one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings", "https", so they
+# count only where BODY_RATE finds a rate)
 SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "ytes/s", "req/s")
 BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
                "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",

@@ -53,10 +53,10 @@ PERF_NOUN = Folded(r"\b(?:performance|throughput|bandwidth|latency|latencies|"
                    r"workloads?|deployments?|applications?)\b)")
 # "Previously traffic control suffered a degradation with this series": an earlier
 # version's effect, not this one's
-EARLIER_VERSION = re.compile(r"(?i)^[ \t]*(?:previously|in (?:the )?(?:previous|earlier|last|"
-                             r"first) (?:version|iteration|revision|round|posting)s?|the "
-                             r"(?:previous|earlier|last) (?:version|iteration|revision)s?|"
-                             r"in v\d+\b)")
+EARLIER_VERSION = re.compile(r"(?i)^[ \t]*(?:previously\b(?=[^.;]*\b(?:with|in) this (?:series|"
+                             r"patchset|patch)\b)|in (?:the )?(?:previous|earlier|last|first) "
+                             r"(?:version|iteration|revision|round|posting)s?\b|the (?:previous|"
+                             r"earlier|last) (?:version|iteration|revision)s?\b)")
 # stable-backport boilerplate and other sentences that state no effect of the change
 NO_EFFECT = re.compile(r"(?i)regression potential|risk of regression|no (?:known )?regressions?\b|"
                        r"correctness and performance|stable (?:tree|kernel)|backport|"
@@ -220,10 +220,10 @@ MORE_PCT = re.compile(r"(?:,|\band\b|\bor\b)[ \t]+(?:by[ \t]+)?(?:about[ \t]+|~)
                       r"(?:\.\d{1,3})?)[ \t]?%")
 # "identical within statistical errors", "no noticeable difference": no change stated
 NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
-                       r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
-                       r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
-                       r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
-                       r"change in performance|impact on performance)\b")
+                   r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
+                   r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
+                   r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
+                   r"change in performance|impact on performance)\b")
 # "performance is higher without that code", "latency is lower with this patch": the
 # effect said by comparing the change with its absence
 COMPARED = Folded(
@@ -281,9 +281,10 @@ HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|wh
                    r"this|it|we|you)|any|might|may|would|should|expect\w*|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
-                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|propos\w*|"
-                   # "Preparing for upcoming xtables-restore performance improvements"
-                   r"upcoming|future|prepar\w*)\b|"
+                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|"
+                   # "I propose to apply ...", "Preparing for upcoming ... improvements"
+                   r"(?:i|we) propose|proposal|proposing|upcoming|future|"
+                   r"prepar(?:e|es|ing) for)\b|"
                    r"\bcould\b(?![ \t\n]+(?:notice|see|measure|tell|find|detect))")
 # "(and possibly other side-effects)": an aside hedges nothing of its sentence
 ASIDE = re.compile(r"\([^()]*\)")
@@ -436,26 +437,25 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
 
 
 READ: dict[str, tuple[Any, list[tuple[int, int, int]]]] = {}  # text -> (doc, matches)
-READ_CHARS = 500_000  # of the texts kept (a doc costs some 50 bytes a character)
-
-
-_READ_CHARS = 0
+READ_CHARS = 500_000  # of the texts kept (a doc costs some 40 bytes a character)
+_read_chars = 0  # of the texts in READ
 
 
 def _read(texts: list[str]) -> list[tuple[Any, list[tuple[int, int, int]]]]:
     """spaCy's doc and the matcher's matches of each paragraph.  A paragraph seen before
     in this process (quoted in the replies of a thread: 40% of the text read on a list)
     is not read again."""
+    global _read_chars
     pipe, matcher = nlp()
-    global _READ_CHARS
-    todo = [t for t in dict.fromkeys(texts) if t not in READ]
-    _READ_CHARS += sum(map(len, todo))
-    if _READ_CHARS > READ_CHARS:
+    known = {t: READ[t] for t in texts if t in READ}  # kept through a clear
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    _read_chars += sum(map(len, todo))
+    if _read_chars > READ_CHARS:
         READ.clear()
-        _READ_CHARS = sum(map(len, todo))
+        _read_chars = sum(map(len, todo))
     for text, doc in zip(todo, pipe.pipe(todo), strict=True):
-        READ[text] = (doc, matcher(doc))
-    return [READ[t] for t in texts]
+        known[text] = READ[text] = (doc, matcher(doc))
+    return [known[t] for t in texts]
 
 
 def is_reply(subject: str | None) -> bool:

@@ -25,16 +25,17 @@ from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detec
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
 BATCH_MESSAGES = 500  # messages per chunk split by the driver (also at most 8 MiB)
+FILES_PER_GROUP = 200
 # commits per chunk of a public-inbox epoch, at most: a part per chunk and table, so an
 # epoch of 400,000 commits is 200 parts, not 800 (every reader of the store opens each
-# part); a small epoch is cut in 8 chunks of at least BATCH_MESSAGES, for the workers
+# part); below 16,000 commits chunks hold an eighth of them, at least BATCH_MESSAGES, so
+# every worker has work
 GIT_COMMITS = 2_000
 
 
 def git_batch(commits: int) -> int:
     """Commits per chunk for a range of ``commits`` new commits."""
     return min(GIT_COMMITS, max(BATCH_MESSAGES, -(-commits // 8)))
-FILES_PER_GROUP = 200
 
 
 @dataclass(frozen=True)
