@@ -421,3 +421,11 @@ def test_the_line_cache_keeps_what_it_returns_when_it_fills(monkeypatch) -> None
     first = hardware._line_facts(["CPU: Intel Xeon Gold 6338", "NIC: Intel E810"])
     again = hardware._line_facts(["CPU: Intel Xeon Gold 6338", "RAM: 256 GB", "x Xeon"])
     assert again[0] == first[0] and len(hardware.LINE_FACTS) <= 3
+
+
+def test_the_hardware_a_question_names_in_its_subject_is_the_askers() -> None:
+    """A chip in a patch's subject is what the patch is about; in a question's subject
+    ("Re: ixgbe zero-copy performance") it is what the asker runs."""
+    text = "With kernel 6.5.0 and the same ixgbe driver, this is what we see:\n\n  rx 3.2 Mpps\n"
+    assert ("nic", "ixgbe", "setup") in facts(text, "Re: ixgbe zero-copy performance")
+    assert ("nic", "ixgbe", "subject") in facts(text, "Re: [PATCH net] ixgbe: fix zero-copy rx")

@@ -558,10 +558,13 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                     continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
                 kind = "memory"
             setup = shaped or cue or near
-            if setup and not shaped and host is None and _in_subject(span, subject_low) and \
+            if setup and not shaped and host is None and "patch" in subject_low and \
+                    _in_subject(span, subject_low) and \
                     (patch or not (headed or SETUP_CUE.search(text))) and \
                     not _tested_on(span, text):
-                setup = False  # the chip the patch is about, named in its title
+                # the chip the patch is about, named in its title (in a question's subject,
+                # "ixgbe zero-copy performance", it is the asker's hardware)
+                setup = False
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     (not SETUP_CUE.search(text) or _built_only(span, text)):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
