@@ -429,3 +429,10 @@ def test_the_hardware_a_question_names_in_its_subject_is_the_askers() -> None:
     text = "With kernel 6.5.0 and the same ixgbe driver, this is what we see:\n\n  rx 3.2 Mpps\n"
     assert ("nic", "ixgbe", "setup") in facts(text, "Re: ixgbe zero-copy performance")
     assert ("nic", "ixgbe", "subject") in facts(text, "Re: [PATCH net] ixgbe: fix zero-copy rx")
+
+
+def test_a_speed_in_an_lspci_product_name_is_no_link() -> None:
+    text = ("Tested on my box:\n01:00.0 Ethernet controller: Intel Corporation Ethernet "
+            "Connection X722 for 10GbE SFP+ (rev 09)\n\tSubsystem: Super Micro Computer Inc "
+            "Ethernet Connection X722 for 10GbE SFP+\n")
+    assert not [f for f in facts(text, "Re: XDP on X722") if f[0] == "link"]

@@ -97,6 +97,9 @@ SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitor
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
                    "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
+# lspci's product strings: a speed in them is part of the name ("X722 for 10GbE SFP+")
+PRODUCT_STRING = re.compile(r"\b(?:Ethernet|Network) (?:controller|Connection)\b|"
+                            r"^[ \t]*Subsystem:")
 # an OS name that is none: the DMI string of a kernel's "Hardware name:" line (a virtual
 # machine's type), and the host field of a syslog line ("Mar 06 14:26:57 fedora kernel:")
 NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ")
@@ -548,9 +551,12 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
                                 for j in measured)
         not_os = NOT_AN_OS.search(text)
+        product = PRODUCT_STRING.search(text) is not None
         for kind, span, value, own_host, shaped in facts:
             if kind == "os" and not_os and span.lower() in not_os.group(0).lower():
                 continue  # "Hardware name: QEMU Ubuntu 24.04 PC", syslog's host "fedora"
+            if kind == "link" and product:
+                continue  # "Ethernet Connection X722 for 10GbE SFP+": a product's name
             if kind in ("wifi", "nic") and SOC_LABEL.search(text[:max(0, text.find(span))]):
                 kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
             if kind == "size":
