@@ -436,3 +436,9 @@ def test_a_speed_in_an_lspci_product_name_is_no_link() -> None:
             "Connection X722 for 10GbE SFP+ (rev 09)\n\tSubsystem: Super Micro Computer Inc "
             "Ethernet Connection X722 for 10GbE SFP+\n")
     assert not [f for f in facts(text, "Re: XDP on X722") if f[0] == "link"]
+
+
+def test_a_router_soc_is_a_cpu_though_the_id_databases_list_its_radio() -> None:
+    rows = facts("Tested on my Archer C7 v5 (QCA9563): 940 Mbits/sec with simple firewall.\n",
+                 "Re: [PATCH] ath79: add nft offload")
+    assert ("cpu", "QCA9563", "setup") in rows, rows

@@ -113,6 +113,9 @@ DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
                             r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
 # "SoC: Qualcomm Atheros QCA956X ver 1 rev 0" (dmesg), "SoC: MediaTek MT7621A"
+# router SoCs that the PCI/USB ID databases list for their built-in radio: QCA95xx,
+# AR934x/AR724x/AR913x, MT7620/MT7621/MT7628/MT7688 ("MT7615" and "AR9380" are radios)
+SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{0,2}|MT7688)\b")
 SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
                         r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
@@ -557,7 +560,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 continue  # "Hardware name: QEMU Ubuntu 24.04 PC", syslog's host "fedora"
             if kind == "link" and product:
                 continue  # "Ethernet Connection X722 for 10GbE SFP+": a product's name
-            if kind in ("wifi", "nic") and SOC_LABEL.search(text[:max(0, text.find(span))]):
+            if kind in ("wifi", "nic") and (SOC_LABEL.search(text[:max(0, text.find(span))])
+                                            or SOC_CHIP.search(span)):
                 kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
             if kind == "size":
                 if not host_line:
