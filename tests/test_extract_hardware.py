@@ -442,3 +442,8 @@ def test_a_router_soc_is_a_cpu_though_the_id_databases_list_its_radio() -> None:
     rows = facts("Tested on my Archer C7 v5 (QCA9563): 940 Mbits/sec with simple firewall.\n",
                  "Re: [PATCH] ath79: add nft offload")
     assert ("cpu", "QCA9563", "setup") in rows, rows
+
+
+def test_a_drivers_version_is_no_kernel() -> None:
+    assert facts("Tested on my router:\n[   12.3] PPPoL2TP kernel driver, V2.0\n",
+                 "Re: [PATCH] l2tp: fix") == []

@@ -161,14 +161,18 @@ LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|
                         r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
 KERNEL = re.compile(
-    # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz")
-    r"(?i)\b(?:kernel|linux|running|stable|lts|base(?:line)?|net-next|mainline|tested on|"
+    # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz", nor the version of a
+    # "PPPoL2TP kernel driver, V2.0")
+    r"(?i)\b(?:kernel(?![ \t]+(?:driver|module)s?\b)|linux|running|stable|lts|base(?:line)?|"
+    r"net-next|mainline|tested on|"
     r"tested with)\b[^\n]{0,25}?"
     r"(?:(?<![\w.-])|(?<=linux-)|(?<=kernel-))"
     r"v?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])"
     r"(?![ \t]?[GM]Hz)|"
-    # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag)
-    r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?)"
+    # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag, nor a
+    # driver's "V2.0": a bare v-version is a kernel from v2.6 on)
+    r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|"
+    r"v(?:[3-7]\.\d{1,2}|2\.6)(?:\.\d{1,3})?\+?)"
     r"(?![\w.-])|"
     # distribution kernels: "5.15.0-105-generic", "5.14.0-362.el9.x86_64", "4.9.253-tegra"
     r"\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|azure|aws|MANJARO|"
