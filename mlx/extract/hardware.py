@@ -538,7 +538,12 @@ def _line_host(i: int, doc: Document, found: dict[int, list[Fact]]) -> str | Non
 
 def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> list[HardwareRow]:
     out: list[HardwareRow] = []
-    measured = [i for i, line in enumerate(doc.lines) if MEASURED.search(line.text)]
+    measured: dict[int, bool] = {}  # line -> holds a measured value (tested where needed)
+
+    def is_measured(j: int) -> bool:
+        if j not in measured:
+            measured[j] = MEASURED.search(doc.text(j)) is not None
+        return measured[j]
     subject_low = (subject or "").lower()
     patch = "patch" in subject_low and not subject_low.startswith(("re:", "aw:", "sv:"))
     # "[PATCH] ramips: add support for Foo": its "CPU: MT7620A" lines list the device added
@@ -555,8 +560,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
         headed = not spec and _under_heading(doc, i, SETUP_HEAD)
         cue = host is not None or DMESG.match(text) is not None or headed or \
             KERNEL_LOG.search(text) is not None or (not spec and _cue_near(doc, i))
-        near = not spec and any(abs(j - i) <= NEAR_LINES and doc.depth(j) == line.depth
-                                for j in measured)
+        near = not spec and any(doc.depth(j) == line.depth and is_measured(j) for j in
+                                range(max(0, i - NEAR_LINES), min(len(doc), i + NEAR_LINES + 1)))
         not_os = NOT_AN_OS.search(text)
         product = PRODUCT_STRING.search(text) is not None
         for kind, span, value, own_host, shaped in facts:
