@@ -282,14 +282,6 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     return None
 
 
-def _own_text(head: str) -> str:
-    """The lines not quoted with ">": what the prefilter reads (a quoted setup is the
-    quoted author's, found in their own message)."""
-    if "\n>" not in head and not head.startswith(">"):
-        return head
-    return "\n".join(line for line in head.split("\n") if not line.startswith(">"))
-
-
 def _strong_lines(text: str) -> set[int]:
     """Indexes of the lines a strong word stands on (BODY_HW or STRONG_LOWER)."""
     hits = _hits(text)
