@@ -447,3 +447,13 @@ def test_a_router_soc_is_a_cpu_though_the_id_databases_list_its_radio() -> None:
 def test_a_drivers_version_is_no_kernel() -> None:
     assert facts("Tested on my router:\n[   12.3] PPPoL2TP kernel driver, V2.0\n",
                  "Re: [PATCH] l2tp: fix") == []
+
+
+def test_a_speed_in_a_nic_name_is_no_model_and_driver_sources_no_setup() -> None:
+    rows = facts("Tested on: - 5.19.0-42 on Intel 82599ES 10-Gigabit SFI/SFP+ Network "
+                 "Connection\n", "Re: AF_XDP drops")
+    assert ("nic", "Intel 82599ES", "setup") in rows and \
+        not [r for r in rows if "Gigabit" in r[1] and r[0] == "nic" and "82599" not in r[1]]
+    rows = facts("Tested with a Compex WLE900VX. Copied the ath10k driver sources from "
+                 "linux-5.3-rc7.\n", "Re: ath10k: crash on boot")
+    assert ("wifi", "ath10k", "subject") in rows

@@ -92,7 +92,8 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
                      r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
                      r"build[- ]tested|only (?:built|compiled)|would be happy|other tests)\b")
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
-SOFTWARE_AFTER = r"(?:-ct)?[ \t]+(?:firmware|sources?|code|tree|git|repo(?:sitory)?)\b"
+SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?[ \t]+(?:firmware|sources?|code|tree|git|"
+                  r"repo(?:sitory)?)\b")
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
@@ -298,6 +299,8 @@ def _strong_lines(text: str) -> set[int]:
 
 
 DIGIT = re.compile(r"\d")
+# "10-Gigabit" of "Intel 82599ES 10-Gigabit SFI/SFP+": a speed in a product name, no model
+SPEED_WORD = re.compile(r"\d+(?:\.\d+)?-?(?:gigabit|gbe|gbit|gb|g|mbit|megabit)$")
 NUMBERED_WORD = re.compile(r"(?<!\S)\S*\d\S*")  # a word with a digit in it
 
 
@@ -308,7 +311,7 @@ def _bare_models(text: str) -> list[Fact]:
     for word in NUMBERED_WORD.findall(text.translate(WORD_EDGE)):
         low = word.lower().rstrip(".")
         hit = tokens.get(low) or tokens.get(re.split(r"[-/]", low)[0])
-        if hit and not low.isdigit():
+        if hit and not low.isdigit() and not SPEED_WORD.match(low):
             out.append((hit[0], word.rstrip("."), word.rstrip("."), None, False))
     return out
 
@@ -457,7 +460,8 @@ def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
         LINE_FACTS.clear()
     for text, sdoc in zip(todo, nlp().pipe(todo, batch_size=256), strict=True):
         facts: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None, False)
-                             for e in sdoc.ents]
+                             for e in sdoc.ents if e.label_ not in ("nic", "wifi")
+                             or not SPEED_WORD.match(e.text.lower())]
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]
         known[text] = LINE_FACTS[text] = tuple(_without_nic_speeds(facts, text))
