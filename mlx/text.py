@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+V = TypeVar("V")
 
 # "> > [SUM] 0.00-10.04 sec ...", ">>> foo", "  > indented quote": '>' marks, each after at
 # most three blanks, and one blank after the last
@@ -103,3 +105,27 @@ class Words:
     def tags(self, text: str) -> set[str]:
         """The tags of the words in ``text``."""
         return set().union(*(tags for _, tags in self._automaton().iter(text)))
+
+
+class TextCache(Generic[V]):
+    """What an expensive read gave for each text, kept in this process: on a list half
+    the lines and paragraphs read are quoted again in replies.  Holds at most ``limit``
+    (texts, or characters with ``size=len``); full, it starts afresh."""
+
+    def __init__(self, limit: int, size: Callable[[str], int] = lambda text: 1) -> None:
+        self.limit, self.size = limit, size
+        self.items: dict[str, V] = {}
+        self.used = 0
+
+    def get(self, texts: list[str], read: Callable[[list[str]], Iterable[V]]) -> list[V]:
+        """The value of each text; ``read`` gets the texts not kept, each once, in order."""
+        known = {t: self.items[t] for t in texts if t in self.items}  # kept through a clear
+        todo = [t for t in dict.fromkeys(texts) if t not in known]
+        cost = sum(map(self.size, todo))
+        if self.used + cost > self.limit:
+            self.items.clear()
+            self.used = 0
+        for text, value in zip(todo, read(todo), strict=True):
+            known[text] = self.items[text] = value
+        self.used += cost
+        return [known[t] for t in texts]

@@ -291,9 +291,9 @@ def _pieces() -> list[str]:
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_pieces()), max_size=12))
 def test_the_one_pass_prefilter_reads_what_the_substring_tests_read(parts: list[str]) -> None:
-    from mlx.extract.hardware import _hits, _reading
+    from mlx.extract.hardware import PREFILTER, _reading
     text = "".join(parts)
-    assert _reading(text, _hits(text)) == _reading_by_substrings(text)
+    assert _reading(text, PREFILTER.hits(text)) == _reading_by_substrings(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -416,11 +416,11 @@ def test_the_indented_lines_of_a_spec_field_are_the_device_added() -> None:
 
 def test_the_line_cache_keeps_what_it_returns_when_it_fills(monkeypatch) -> None:
     from mlx.extract import hardware
-    monkeypatch.setattr(hardware, "LINE_FACTS_MAX", 3)
-    hardware.LINE_FACTS.clear()
+    from mlx.text import TextCache
+    monkeypatch.setattr(hardware, "LINE_FACTS", TextCache(3))
     first = hardware._line_facts(["CPU: Intel Xeon Gold 6338", "NIC: Intel E810"])
     again = hardware._line_facts(["CPU: Intel Xeon Gold 6338", "RAM: 256 GB", "x Xeon"])
-    assert again[0] == first[0] and len(hardware.LINE_FACTS) <= 3
+    assert again[0] == first[0] and len(hardware.LINE_FACTS.items) <= 3
 
 
 def test_the_hardware_a_question_names_in_its_subject_is_the_askers() -> None:

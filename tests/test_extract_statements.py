@@ -186,8 +186,8 @@ def test_a_statement_gives_the_line_its_sentence_starts_on() -> None:
 
 def test_the_paragraph_cache_keeps_what_it_returns_when_it_fills(monkeypatch) -> None:
     from mlx.extract import statements
-    monkeypatch.setattr(statements, "READ_CHARS", 60)
-    statements.READ.clear()
+    from mlx.text import TextCache
+    monkeypatch.setattr(statements, "READ", TextCache(60, len))
     text = "This patch improves throughput by 7% on my box."
     first = statements._read([text])
     again = statements._read([text, "And this change reduces latency by 5% there."])

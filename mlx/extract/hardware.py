@@ -16,6 +16,7 @@ or build-bot branch names (``...next-queue.git 40GbE``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -40,7 +41,7 @@ from mlx.extract.hwvocab import (
     nlp,
     platform_phrases,
 )
-from mlx.text import Words
+from mlx.text import TextCache, Words
 
 # what makes a message worth reading for its setup besides a strong word: measured
 # values, or a line that says what something ran on (plain substrings: C speed)
@@ -268,11 +269,6 @@ PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), "lower": STRONG
                    "strong": [literal_head(p) for p in STRONG]})
 
 
-def _hits(text: str) -> dict[str, list[int]]:
-    """Where the prefilter's words end in ``text``, by tag."""
-    return PREFILTER.hits(text)
-
-
 def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     """How much of a body to read: "deep" (every own line: a setup is described or values
     measured), "strong" (only lines naming hardware by a strong word), or None."""
@@ -285,7 +281,7 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
 
 def _strong_lines(text: str) -> set[int]:
     """Indexes of the lines a strong word stands on (BODY_HW or STRONG_LOWER)."""
-    hits = _hits(text)
+    hits = PREFILTER.hits(text)
     ends = hits.get("lower", [])
     if "strong" in hits:
         ends = ends + [m.end() for m in BODY_HW.finditer(text)]
@@ -408,7 +404,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     if not body:
         return []
     head = _head(body)
-    mode = _reading(head, _hits(head))
+    mode = _reading(head, PREFILTER.hits(head))
     if mode is None:
         return []
     doc = Document.of(head)
@@ -446,26 +442,23 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     return _dedupe(_rows(found, doc, subject))
 
 
-LINE_FACTS: dict[str, tuple[Fact, ...]] = {}  # line text -> its facts, in this process
-LINE_FACTS_MAX = 20_000
+LINE_FACTS: TextCache[tuple[Fact, ...]] = TextCache(20_000)  # line text -> its facts
 
 
 def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
-    """The facts spaCy and the gazetteer find in each line.  Half the lines read on a
-    list were read before (quoted in replies, a robot's boilerplate): those are not read
-    again."""
-    known = {t: LINE_FACTS[t] for t in texts if t in LINE_FACTS}  # kept through a clear
-    todo = [t for t in dict.fromkeys(texts) if t not in known]
-    if len(LINE_FACTS) + len(todo) > LINE_FACTS_MAX:
-        LINE_FACTS.clear()
-    for text, sdoc in zip(todo, nlp().pipe(todo, batch_size=256), strict=True):
+    """The facts spaCy and the gazetteer find in each line (a line read before in this
+    process, quoted in a reply or a robot's boilerplate, is not read again)."""
+    return LINE_FACTS.get(texts, _read_lines)
+
+
+def _read_lines(texts: list[str]) -> Iterator[tuple[Fact, ...]]:
+    for text, sdoc in zip(texts, nlp().pipe(texts, batch_size=256), strict=True):
         facts: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None, False)
                              for e in sdoc.ents if e.label_ not in ("nic", "wifi")
                              or not SPEED_WORD.match(e.text.lower())]
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]
-        known[text] = LINE_FACTS[text] = tuple(_without_nic_speeds(facts, text))
-    return [known[t] for t in texts]
+        yield tuple(_without_nic_speeds(facts, text))
 
 
 # "40G X710", "Broadcom BCM957508 200G", "2x100G ConnectX-6": a speed that names a card

@@ -20,7 +20,7 @@ DATA = Path(__file__).resolve().parent / "data"
 # A message names hardware only if one of these stands in it (3.5% of netfilter-devel):
 # the patterns of BODY_HW, and the lowercase driver and platform words of STRONG_LOWER.
 # One Aho-Corasick pass looks for the plain start of each pattern and for the lowercase
-# words; BODY_HW confirms a match only where a start stands (``hardware._hits``).
+# words; BODY_HW confirms a match only where a start stands (``hardware.PREFILTER``).
 STRONG = ["Intel", "AMD", "GHz", "Xeon", "EPYC", "Ryzen", "Cortex", "Neoverse", "Ampere", "BCM",
           "Broadcom", "Mellanox", "ConnectX", "Ethernet controller", "Network controller",
           "Model name", "GNU/Linux", r"RAM\b", "RHEL", "Ubuntu", "Debian", "Fedora", "OpenWrt",

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.text import Folded, pasted_commits, split_quote
+from mlx.text import Folded, TextCache, pasted_commits, split_quote
 
 EFFECT_WORDS = Folded(r"improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
                       r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
@@ -349,7 +349,7 @@ class Para:
 
     def line_at(self, offset: int) -> int:
         """The body line (1-based) the character at ``offset`` of the text stands on."""
-        at = bisect.bisect_right([o for o, _ in self.starts], offset) - 1
+        at = bisect.bisect_right(self.starts, offset, key=lambda start: start[0]) - 1
         return self.starts[max(at, 0)][1] + 1
 
 
@@ -436,26 +436,16 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     return out
 
 
-READ: dict[str, tuple[Any, list[tuple[int, int, int]]]] = {}  # text -> (doc, matches)
-READ_CHARS = 500_000  # of the texts kept (a doc costs some 40 bytes a character)
-_read_chars = 0  # of the texts in READ
+# paragraph text -> (spaCy's doc, the matcher's matches); a doc costs some 40 bytes a
+# character, so 500,000 characters of texts are kept
+READ: TextCache[tuple[Any, list[tuple[int, int, int]]]] = TextCache(500_000, len)
 
 
 def _read(texts: list[str]) -> list[tuple[Any, list[tuple[int, int, int]]]]:
-    """spaCy's doc and the matcher's matches of each paragraph.  A paragraph seen before
-    in this process (quoted in the replies of a thread: 40% of the text read on a list)
-    is not read again."""
-    global _read_chars
+    """spaCy's doc and the matcher's matches of each paragraph (one read before in this
+    process, quoted in the replies of a thread, is not read again)."""
     pipe, matcher = nlp()
-    known = {t: READ[t] for t in texts if t in READ}  # kept through a clear
-    todo = [t for t in dict.fromkeys(texts) if t not in known]
-    _read_chars += sum(map(len, todo))
-    if _read_chars > READ_CHARS:
-        READ.clear()
-        _read_chars = sum(map(len, todo))
-    for text, doc in zip(todo, pipe.pipe(todo), strict=True):
-        known[text] = READ[text] = (doc, matcher(doc))
-    return [known[t] for t in texts]
+    return READ.get(texts, lambda todo: ((doc, matcher(doc)) for doc in pipe.pipe(todo)))
 
 
 def is_reply(subject: str | None) -> bool:
