@@ -71,40 +71,67 @@ class Folded:
         return self.rx.search(text.lower() if low is None else low)
 
 
-class Words:
-    """Tagged words found in one pass over a text (an Aho-Corasick automaton, C speed),
-    where a substring test per word would scan the text once per word."""
+class Scanner:
+    """The words of several prefilters found in one pass over a text (an Aho-Corasick
+    automaton, C speed), the last text's hits kept: the extractors run one after another
+    on the same head of a body, and a substring test per word would scan it per word."""
 
-    def __init__(self, tagged: dict[str, Iterable[str]]) -> None:
-        self.tagged = {tag: tuple(words) for tag, words in tagged.items()}
+    def __init__(self) -> None:
+        self.words: dict[str, set[tuple[int, str]]] = {}  # word -> {(owner, tag)}
+        self.owners = 0
         self._auto: Any = None
+        self._last: tuple[str, dict[int, dict[str, list[int]]]] | None = None
+
+    def add(self, tagged: dict[str, Iterable[str]]) -> int:
+        """Take a prefilter's tagged words; its owner number."""
+        owner, self.owners = self.owners, self.owners + 1
+        for tag, words in tagged.items():
+            for w in words:
+                self.words.setdefault(w, set()).add((owner, tag))
+        self._auto = self._last = None  # built again on the next scan, with these words
+        return owner
+
+    def hits(self, text: str) -> dict[int, dict[str, list[int]]]:
+        """Where the words end in ``text`` (their last character), by owner and tag."""
+        last = self._last  # read once: another thread may replace it
+        if last is not None and last[0] == text:
+            return last[1]
+        out: dict[int, dict[str, list[int]]] = {}
+        for end, pairs in self._automaton().iter(text):
+            for owner, tag in pairs:
+                out.setdefault(owner, {}).setdefault(tag, []).append(end)
+        self._last = (text, out)
+        return out
 
     def _automaton(self) -> Any:
-        if self._auto is None:  # built on first use, in the process that scans
+        auto = self._auto
+        if auto is None:  # built on first use, in the process that scans
             import ahocorasick
 
-            tags: dict[str, set[str]] = {}
-            for tag, words in self.tagged.items():
-                for w in words:
-                    tags.setdefault(w, set()).add(tag)
             auto = ahocorasick.Automaton()
-            for w, t in tags.items():
-                auto.add_word(w, frozenset(t))
+            for w, pairs in self.words.items():
+                auto.add_word(w, frozenset(pairs))
             auto.make_automaton()
             self._auto = auto
-        return self._auto
+        return auto
+
+
+class Words:
+    """One prefilter's tagged words, found by a ``Scanner`` (its own, or one it shares
+    with other prefilters that read the same texts)."""
+
+    def __init__(self, tagged: dict[str, Iterable[str]], scanner: Scanner | None = None) -> None:
+        self.scanner = Scanner() if scanner is None else scanner
+        self.owner = self.scanner.add(tagged)
 
     def hits(self, text: str) -> dict[str, list[int]]:
-        """Where the words end in ``text`` (the index of their last character), by tag."""
-        out: dict[str, list[int]] = {}
-        for end, tags in self._automaton().iter(text):
-            for tag in tags:
-                out.setdefault(tag, []).append(end)
-        return out
+        """Where the words end in ``text`` (the index of their last character), by tag.
+        Shared with the scanner's cache: read it, never change it."""
+        return self.scanner.hits(text).get(self.owner, {})
 
     def tags(self, text: str) -> set[str]:
         """The tags of the words in ``text``."""
-        return set().union(*(tags for _, tags in self._automaton().iter(text)))
+        return set(self.hits(text))
 
 
 class TextCache(Generic[V]):

@@ -2,6 +2,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
 from mlx.ingest.split import split_bytes
@@ -205,9 +207,6 @@ def test_strict_mode_stops_at_the_first_defect(monkeypatch: pytest.MonkeyPatch) 
         parse_message(raw, Where("x", 0, len(raw)))
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 MAIL_BITS = st.sampled_from([
     b"From: ", b"Subject: ", b"Message-ID: <", b">", b"In-Reply-To: ", b"References: ",
     b"Date: ", b"Content-Type: multipart/mixed; boundary=", b"--", b"\n", b"\r\n", b"\n\n",
@@ -269,3 +268,15 @@ def test_an_encoded_comment_beside_plain_ids_is_no_encoded_id() -> None:
     assert isinstance(got, MessageRecord)
     assert "encoded-message-id" not in got.defects
     assert (got.in_reply_to, got.references) == (["a@x"], ["z@x", "a@x"])
+
+
+@given(st.lists(st.sampled_from([b"\n", b"\r", b"\r\n", b"a", b"H: v", b" "]), max_size=14))
+@settings(max_examples=600, deadline=None)
+def test_header_end_is_the_blank_line_regex(parts: list[bytes]) -> None:
+    """Two finds give the end of the first match of ``\\r?\\n\\r?\\n``, whatever the line ends."""
+    import re
+
+    from mlx.ingest.parse import header_end
+    data = b"".join(parts)
+    m = re.search(rb"\r?\n\r?\n", data)
+    assert header_end(data) == (m.end() if m else -1)

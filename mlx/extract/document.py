@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mlx.extract import iperf
-from mlx.text import pasted_commits, split_quote
+from mlx.text import Scanner, pasted_commits, split_quote
 
 # no-break and thin spaces that HTML mail clients put into pasted tool output
 SPACES = str.maketrans({"\xa0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " "})
@@ -35,6 +35,14 @@ BULLET = re.compile(r"^([ \t]*)(?:[-*+\u2022o][ \t]+|\(?(?:\d{1,2}|[a-z])[.)][ \
 
 
 _LAST: tuple[str, Document] | None = None
+# every extractor's prefilter words, found in one pass over the head of a body
+PREFILTERS = Scanner()
+
+
+def head(body: str) -> str:
+    """The body up to its first diff: a patch's code holds no results and states no setup."""
+    cut = body.find("\ndiff --git ")
+    return body if cut < 0 else body[:cut]
 
 
 @dataclass(frozen=True)

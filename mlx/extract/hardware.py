@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from mlx.extract.document import Document, Line
+from mlx.extract.document import PREFILTERS, Document, Line
+from mlx.extract.document import head as body_head
 from mlx.extract.hwvocab import (
     BODY_HW,
     FIELDS,
@@ -256,17 +257,11 @@ def _value(kind: str, text: str) -> str | None:
     return text
 
 
-def _head(body: str) -> str:
-    """The body up to the first diff: hardware in a patch's code states no setup."""
-    cut = body.find("\ndiff --git ")
-    return body if cut < 0 else body[:cut]
-
-
 # every prefilter word, by what it tells: "setup" (SETUP_WORDS), "rate" ("pps", "bps": a
 # RATE may stand), "lower" (STRONG_LOWER) and "strong" (the plain start of each STRONG
 # pattern: BODY_HW may match)
 PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), "lower": STRONG_LOWER,
-                   "strong": [literal_head(p) for p in STRONG]})
+                   "strong": [literal_head(p) for p in STRONG]}, PREFILTERS)
 
 
 def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
@@ -403,7 +398,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     """Every hardware fact a body names, once per message, with its host and role."""
     if not body:
         return []
-    head = _head(body)
+    head = body_head(body)
     mode = _reading(head, PREFILTER.hits(head))
     if mode is None:
         return []

@@ -32,13 +32,14 @@ CONTINUATION = re.compile(r"\n([ \t]+\S[^\n]*)")
 CANONICAL = {k.lower(): k for k in TRAILER_KEYS}
 COMMIT_REFS = (
     # commit 95951af72499 ("receive: use gro call instead of plain call")
-    ("ommit", re.compile(r"ommit\s+([0-9a-f]{12,40})\b")),
+    (("ommit",), re.compile(r"ommit\s+([0-9a-f]{12,40})\b")),
     # Fixes: 95951af72499 ("receive: ...")
-    ("Fixes:", re.compile(r"\n[ \t]*Fixes:[ \t]*([0-9a-f]{12,40})\b")),
+    (("Fixes:",), re.compile(r"\n[ \t]*Fixes:[ \t]*([0-9a-f]{12,40})\b")),
     # https://git.zx2c4.com/WireGuard/commit/?id=95951af7249912a4356b9a03cf3addc7e3f8f724
-    ("id=", re.compile(r"id=([0-9a-f]{12,40})\b")),
+    (("id=",), re.compile(r"id=([0-9a-f]{12,40})\b")),
     # https://github.com/torvalds/linux/commit/95951af7249912a4356b9a03cf3addc7e3f8f724
-    ("/c", re.compile(r"/(?:commits?|c)/([0-9a-f]{12,40})\b")),
+    # (not "/c" alone: every path of a diff holds one)
+    (("/commit", "/c/"), re.compile(r"/(?:commits?|c)/([0-9a-f]{12,40})\b")),
 )
 QUOTED_LINE = re.compile(r"\n>[^\n]*")
 # git request-pull's output: a pull request, whether titled [GIT PULL] or [PATCH 0/N]
@@ -132,8 +133,8 @@ def trailers(text: str) -> list[tuple[str, str]]:
 def commit_refs(text: str) -> list[str]:
     refs: dict[str, None] = {}
     text = "\n" + text
-    for literal, rx in COMMIT_REFS:
-        if literal in text:
+    for literals, rx in COMMIT_REFS:
+        if any(w in text for w in literals):
             for m in rx.finditer(text):
                 refs.setdefault(m.group(1).lower(), None)
     return list(refs)

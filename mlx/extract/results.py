@@ -20,7 +20,7 @@ from typing import Any
 
 from mlx.extract import inline, iperf, netperf, tools
 from mlx.extract.conditions import condition_of, effective_conditions
-from mlx.extract.document import Document, outline_position
+from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
 from mlx.text import Words
@@ -142,7 +142,7 @@ def parse_command(command: str) -> dict[str, Any]:
 
 # the prefilter's words in one pass: a unit or a tool's word ("unit"), or "pps"/"tps"
 # where a rate may stand ("rate")
-PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps")})
+PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps")}, PREFILTERS)
 
 
 def may_hold_results(body: str) -> bool:
@@ -155,11 +155,10 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     """Every measured value of one body, with its labels, condition and command."""
     if not body:
         return []
-    cut = body.find("\ndiff --git ")  # a patch's own diff holds code, no results
-    head = body if cut < 0 else body[:cut]
-    if not may_hold_results(head):
+    text = head(body)  # a patch's own diff holds code, no results
+    if not may_hold_results(text):
         return []
-    doc = Document.of(head)
+    doc = Document.of(text)
     found = _find(doc)
     if not found:
         return []

@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mlx.text import Folded, TextCache, pasted_commits, split_quote
+from mlx.extract.document import PREFILTERS
+from mlx.extract.document import head as body_head
+from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
 
 EFFECT_WORDS = Folded(r"improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
                       r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
@@ -81,6 +83,9 @@ LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")
 # the body test for effects without a size (plain substrings: C speed)
 PERF_WORDS = ("erformance", "hroughput", "andwidth", "atency", "peed", "pps", "CPU", "cpu",
               "verhead", "jitter", "RTT", "rtt")
+
+# both in one pass over a head, shared with the other extractors' prefilters
+PREFILTER = Words({"effect": BODY_WORDS, "perf": PERF_WORDS}, PREFILTERS)
 
 
 FACTOR_STEMS = ("oubl", "OUBL", "wice", "WICE", "ripl", "RIPL")
@@ -417,12 +422,12 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     if subject and PULL.search(subject):
         return _robot_rows(body) if "%change" in body else []
     out = _robot_rows(body) if "%change" in body else []
-    cut = body.find("\ndiff --git ")
-    head = body if cut < 0 else body[:cut]
-    if not any(w in head for w in BODY_WORDS):
+    head = body_head(body)
+    words = PREFILTER.tags(head)
+    if "effect" not in words:
         return out
     low = head.lower()
-    if not (any(w in head for w in PERF_WORDS) or sized(head, low) or NO_CHANGE.search(head, low)):
+    if not ("perf" in words or sized(head, low) or NO_CHANGE.search(head, low)):
         return out
     if "\ncommit " in head:  # a pasted commit is another author's text: as if quoted
         pasted = pasted_commits(head.split("\n"))

@@ -1,0 +1,26 @@
+from mlx.text import Scanner, Words
+
+
+def test_words_sharing_a_scanner_keep_their_own_tags() -> None:
+    shared = Scanner()
+    units = Words({"unit": ("bits/sec", "Mbps"), "rate": ("pps",)}, shared)
+    setup = Words({"setup": ("ested on", "DUT"), "rate": ("pps", "bps")}, shared)
+    text = "Tested on the DUT: 940 Mbps, 1.2 Mpps"
+    assert units.hits(text) == {"unit": [text.index("Mbps") + 3], "rate": [len(text) - 1]}
+    assert setup.hits(text) == {"setup": [text.index("ested on") + 7, text.index("DUT") + 2],
+                                "rate": [text.index("Mbps") + 3, len(text) - 1]}
+    assert units.tags("nothing here") == set() and setup.tags("DUT") == {"setup"}
+
+
+def test_the_last_text_is_scanned_once_and_new_words_are_seen() -> None:
+    shared = Scanner()
+    first = Words({"a": ("foo",)}, shared)
+    text = "foo bar"
+    assert first.hits(text) is first.hits("foo" + " bar")  # an equal text: the kept scan
+    second = Words({"b": ("bar",)}, shared)  # added after a scan: the automaton is rebuilt
+    assert second.hits(text) == {"b": [6]} and first.hits(text) == {"a": [2]}
+
+
+def test_words_alone_have_a_scanner_of_their_own() -> None:
+    alone = Words({"x": ("abc",)})
+    assert alone.scanner.owners == 1 and alone.tags("xabcx") == {"x"}
