@@ -268,3 +268,11 @@ def test_the_label_a_patch_title_names_is_the_patched_run() -> None:
                                                       ("uring", "patched")}
     rows = extract_results(body, "Re: uring zero copy receive slower than expected?")
     assert {r.condition for r in rows} == {None}
+
+
+@given(st.text(alphabet="0123 \tkMGptsh.x", max_size=30))
+@settings(max_examples=800, deadline=None)
+def test_rate_prefilter_tries_only_where_pps_or_tps_stand(text: str) -> None:
+    """Trying BODY_RATE at the "pps"/"tps" hits finds what a search of the whole text does."""
+    from mlx.extract.results import BODY_RATE, may_hold_results
+    assert may_hold_results(text) == (BODY_RATE.search(text) is not None)

@@ -192,3 +192,15 @@ def test_the_paragraph_cache_keeps_what_it_returns_when_it_fills(monkeypatch) ->
     first = statements._read([text])
     again = statements._read([text, "And this change reduces latency by 5% there."])
     assert again[0] is first[0] and len(again) == 2
+
+
+@given(st.lists(st.sampled_from(["Results ", "it ", "are ", "look ", "the same", "identical",
+                                 "No ", "noticeable ", "difference", "within noise", "on par",
+                                 "change in performance", "impact on performance", ". ",
+                                 "throughput ", "IS ", "Unchanged"]), max_size=8))
+@settings(max_examples=500, deadline=None)
+def test_no_change_words_are_in_every_match(parts: list[str]) -> None:
+    """NO_CHANGE's substring test first never loses a match of its pattern."""
+    from mlx.extract.statements import NO_CHANGE
+    text = "".join(parts)
+    assert (NO_CHANGE.search(text) is None) == (NO_CHANGE.rx.search(text.lower()) is None)

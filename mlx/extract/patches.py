@@ -134,9 +134,11 @@ def commit_refs(text: str) -> list[str]:
     refs: dict[str, None] = {}
     text = "\n" + text
     for literals, rx in COMMIT_REFS:
-        if any(w in text for w in literals):
-            for m in rx.finditer(text):
-                refs.setdefault(m.group(1).lower(), None)
+        for w in literals:
+            if w in text:
+                for m in rx.finditer(text):
+                    refs.setdefault(m.group(1).lower(), None)
+                break
     return list(refs)
 
 

@@ -147,8 +147,13 @@ PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps")}, 
 
 def may_hold_results(body: str) -> bool:
     """The cheap prefilter: a unit or a tool's word somewhere in the body."""
-    tags = PREFILTER.tags(body)
-    return "unit" in tags or ("rate" in tags and BODY_RATE.search(body) is not None)
+    hits = PREFILTER.hits(body)
+    if "unit" in hits:
+        return True
+    # a BODY_RATE match ends one past a "pps"/"tps" and starts 2-5 characters before
+    # its end: tried there only, not at every digit and blank of the body
+    return any(BODY_RATE.match(body, start) for end in hits.get("rate", ())
+               for start in range(max(0, end - 5), end - 1))
 
 
 def extract_results(body: str | None, subject: str | None = None) -> list[ResultRow]:

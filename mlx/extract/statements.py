@@ -228,7 +228,9 @@ NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b
                    r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
                    r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
                    r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
-                   r"change in performance|impact on performance)\b")
+                   r"change in performance|impact on performance)\b",
+                   needs=("identical", "unchanged", "the same", "on par", "noise", "difference",
+                          "change in performance", "impact on performance"))
 # "performance is higher without that code", "latency is lower with this patch": the
 # effect said by comparing the change with its absence
 COMPARED = Folded(
