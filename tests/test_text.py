@@ -24,3 +24,10 @@ def test_the_last_text_is_scanned_once_and_new_words_are_seen() -> None:
 def test_words_alone_have_a_scanner_of_their_own() -> None:
     alone = Words({"x": ("abc",)})
     assert alone.scanner.owners == 1 and alone.tags("xabcx") == {"x"}
+
+
+def test_hits_are_character_positions_in_text_order() -> None:
+    words = Words({"rate": ("bps", "pps")})
+    text = "Ωbps 😀 10 Mpps, 5 Gbps"  # a two-byte and a four-byte character before them
+    ends = words.hits(text)["rate"]
+    assert ends == sorted(ends) and [text[e - 2:e + 1] for e in ends] == ["bps", "pps", "bps"]
