@@ -457,3 +457,69 @@ def test_a_speed_in_a_nic_name_is_no_model_and_driver_sources_no_setup() -> None
     rows = facts("Tested with a Compex WLE900VX. Copied the ath10k driver sources from "
                  "linux-5.3-rc7.\n", "Re: ath10k: crash on boot")
     assert ("wifi", "ath10k", "subject") in rows
+
+
+def test_tool_output_names_the_drivers_that_ran() -> None:
+    """ethtool -i's "driver:", a network driver's kernel log line (with its netdev), and
+    the adapter lsusb lists (wrapped or not) are the reporter's setup; the hubs are not."""
+    text = ("> # ethtool -i enp65s0f0\n> driver: ice\n> version: 6.8.0\n\n"
+            "dmesg after boot:\n"
+            "[   38.271431] mtk_soc_eth 15100000.ethernet eth1: configuring for inband/2500base-x "
+            "link mode\n"
+            "[   44.500077] mtk_soc_eth 15100000.ethernet eth1: phy link up "
+            "2500base-x/2.5Gbps/Full/none/off\n"
+            "[   17.695763] ath10k_pci 0000:01:00.0 wlp1s0: renamed from wlan0\n"
+            "[   18.000000] br-lan: port 1(eth1) entered blocking state\n\n"
+            "lsusb:\n"
+            "Bus 002 Device 004: ID 2109:0815 VIA Labs, Inc. USB3.0 Hub\n"
+            "Bus 001 Device 003: ID 07d1:3c0a D-Link System DWA-140 RangeBooster N\n"
+            "Adapter(rev.B2) [Ralink RT3072]\n")
+    rows = facts(text, "Re: mt7986 drops at 2.5G")
+    for fact in [("nic", "ice", "setup"), ("nic", "mtk_soc_eth", "setup"),
+                 ("link", "2.5Gbps", "setup"), ("wifi", "ath10k_pci", "setup"),
+                 ("wifi", "RT3072", "setup"), ("link", "USB3.0", "subject")]:
+        assert fact in rows, (fact, rows)
+    assert not [r for r in rows if r[1] in ("br-lan", "1000base-x", "2500base-x")]
+
+
+def test_a_uname_line_wrapped_by_the_mailer_keeps_its_arch() -> None:
+    text = ("My system:\n\nLinux box 6.6.7-1-MANJARO #1 SMP PREEMPT Wed Dec 13 10:09:19 UTC \n"
+            "2023 x86_64 GNU/Linux\n")
+    rows = facts(text, "PROBLEM: USB stops working")
+    assert ("arch", "x86_64", "setup") in rows and ("kernel", "6.6.7-1-MANJARO", "setup") in rows
+
+
+@pytest.mark.parametrize("line, fact", [
+    # a robot's test image; "the rootfs is ..."
+    ("It was 'cgroup v2' with a 'debian-12.1' rootfs.", ("os", "debian-12.1")),
+    ("I can reproduce the issue on 6.6.30, not on 6.6.29.", ("kernel", "6.6.30")),
+    ("Ubuntu 22.04 LTS running Linux 6.5.0-14-generic", ("os", "Ubuntu 22.04")),
+    ("I applied it to the 6.8.0-rc3 branch I've been working with so far.",
+     ("kernel", "6.8.0-rc3")),
+    ("I also tested this in a virtual machine with virtio NICs in SKB mode.",
+     ("nic", "virtio NICs")),
+    ("The small-buffer variant lowers throughput on an IPQ40xx device from 494 Mbit/s "
+     "to 438 Mbit/s.", ("cpu", "IPQ40xx")),
+    ("With this series I'm able to negotiate both 1000Mbps and 100Mbps\nlinks.",
+     ("link", "100Mbps")),
+])
+def test_setup_said_in_passing(line: str, fact: tuple[str, str]) -> None:
+    # (a body read for its setup at all: a tested-on line, too far away to be the cue)
+    text = "Tested on my box.\n" + "\n" * 12 + line + "\n"
+    assert (*fact, "setup") in facts(text, "Re: regression in 6.6"), facts(text, "Re: x")
+
+
+def test_a_config_heading_lists_the_setup() -> None:
+    text = ("> Config:\n> - Uses AF_XDP with zero copy as a bump in the wire\n"
+            "> - Dual Xeon with Intel E810-CQDA2 (firmware 4.40)\n")
+    assert ("nic", "E810-CQDA2", "setup") in facts(text, "Re: ICE + XSK ZC page faults")
+
+
+@pytest.mark.parametrize("line", [
+    "The script boots an OpenWrt x86/64 rootfs in no time, or Debian or Alpine rootfs.",
+    "Set the swap flag in the ath79 device tree for these boards.",
+    "Disclaimer: I don't own any ramips based hardware, so this is build-tested only.",
+])
+def test_an_image_or_target_named_in_passing_is_no_setup(line: str) -> None:
+    rows = facts("Tested on my box.\n\n\n\n\n\n\n\n\n\n\n" + line + "\n", "Re: [PATCH] tools: x")
+    assert not [r for r in rows if r[2] == "setup" and r[0] in ("os", "cpu")], rows

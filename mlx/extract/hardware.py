@@ -54,8 +54,9 @@ SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is 
 RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
 SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
-                       r"\b(?:on|using|with) (?:my|our|two|both)\b|\brunning (?:on|a|an|the)\b|"
-                       r"\b(?:verified|reproduced|tried|checked) (?:\w+ ){0,3}on\b|"
+                       r"\b(?:on|using|with) (?:my|our|two|both)\b|"
+                       r"\brunning (?:on|a|an|the|linux|kernel)\b|"
+                       r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
                        r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
@@ -63,11 +64,15 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
                        # ("I'm running into i40e rx_dropped ...": the reporter's NIC)
                        r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing)\b|"
+                       # "the 5.5.0-rc3 branch I've been working with", "a 'debian-11.1' rootfs"
+                       r"\b(?:i|we)(?:'ve| have) been (?:using|running|testing|"
+                       r"working (?:with|on))\b|"
+                       r"\b(?:with|on|in|using) an? ['\"]?[\w.-]+['\"]? rootfs\b|\brootfs is\b|"
                        # "This is using 4.9-rc5 as a baseline" (not "... using the mlx5 helper")
                        r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
 # "The environment is as follows:", "Test setup:", "Hardware used:": a list of a setup
 # ("Description for what hardware this is:" heads a board file's description: no test)
-SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|"
+SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|config|"
                         r"hardware (?:used|setup)|(?:test|my|our) (?:hardware|box|machine|"
                         r"system|platform|rig)s?|tested (?:on|with))\b[^:]{0,40}:[ \t]*$")
 # "These patches have been tested on the RZ/V2N EVK": the chip of the title, tested on
@@ -96,6 +101,9 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?[ \t]+(?:firmware|sources?|code|tree|git|"
                   r"repo(?:sitory)?)\b")
+# "an IPQ40xx device": a target's name for one machine it runs on (not "ath79 device
+# tree", "ramips boards")
+TARGET_AS_HARDWARE = r"[ \t]+(?:device|board|router)\b(?![ \t]+tree)"
 # OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
 OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
                    "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
@@ -132,6 +140,23 @@ SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|fea
                        r"(?:[ \t]+(?:are|is|of\b.{0,40}))?[ \t]*:[ \t]*$")
 # "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
 DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
+# ethtool -i's "driver: i40e"
+ETHTOOL_DRIVER = re.compile(r"^[ \t]*driver:[ \t]+([a-z][\w-]{1,30})[ \t]*$")
+WIFI_DRIVER = re.compile(r"ath\d|iwl|mt7|rtw|rtl8|brcm|mwifiex|wl\d")
+# "[ 52.7] gemini-ethernet-port 6000c000.ethernet-port eth1: link up", "mlx5_core
+# 0000:08:00.0 enp8s0f0: Link up": the driver that printed of a network device, by its name
+NETDEV_LOG = re.compile(r"^[ \t]*(?:\[[ \t]*\d{1,6}\.\d{3,6}\][ \t]*)?([a-z][\w-]{1,30}) "
+                        r"[\w:.-]{3,40} (?:eth|lan|wan|wlan|wlp|enp|eno|ens|enx|sw)\d\w{0,12}: ")
+# "2021 x86_64 GNU/Linux": the end of a uname -a line a mail client wrapped
+UNAME_TAIL = re.compile(r"^[ \t]*(?:\d{4}[ \t]+)?(?:x86_64|aarch64|armv7l|mips|ppc64le|riscv64|"
+                        r"i686)(?:[ \t]+GNU/Linux)?[ \t]*$")
+# phylink's "eth0: phy link up sgmii/10Mbps/Half/pause/off": the speed it came up at
+PHY_LINK = re.compile(r"(?i)\blink up [\w-]+/(\d{1,3}(?:\.\d)?[GM]bps)/(?:full|half)\b")
+# "... both 1000Mbps and 100Mbps" / "links without issue": a link wrapped after its speed
+SPEED_AT_END = re.compile(r"\d[ \t]?[GM](?:bps|bit/s|b/s)[ \t]*$")
+LINK_AT_START = re.compile(r"[ \t]*(?:links?|connections?)\b")
+# lsusb's "Bus 001 Device 003: ID 07d1:3c0a D-Link System DWA-140 ...": a device plugged in
+LSUSB = re.compile(r"^[ \t]*Bus \d{3} Device \d{3}: ID [0-9a-f]{4}:[0-9a-f]{4}\b")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
 NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
@@ -158,7 +183,7 @@ LINK_UP = re.compile(r"(?i)\blink is up\b[ \t-]*(\d{1,3}(?:\.\d)?[ \t]?[GM]bps)(
 # "1000Mbps full duplex link", "10GBit CAT6 link", "a 25G link", "USB3.0 SuperSpeed"
 LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|GbE|G)(?:/s)?"
                         r"(?:[ \t](?:full[ -]duplex|ethernet|cat ?\d\w?))?)[ \t]+"
-                        r"(?:link|connection)\b|"
+                        r"(?:links?|connections?)\b|"
                         # "I'm using 40G copper"
                         r"\b(\d{1,3}G[ \t](?:copper|fib(?:er|re)|DAC))\b|"
                         r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
@@ -167,7 +192,7 @@ KERNEL = re.compile(
     # "kernel 6.1.95", "running net-next 6.8.0-rc1" (not "2.4 GHz", nor the version of a
     # "PPPoL2TP kernel driver, V2.0")
     r"(?i)\b(?:kernel(?![ \t]+(?:driver|module)s?\b)|linux|running|stable|lts|base(?:line)?|"
-    r"net-next|mainline|tested on|"
+    r"net-next|mainline|tested on|reproduc(?:e|ed|es|ible)|"
     r"tested with)\b[^\n]{0,25}?"
     r"(?:(?<![\w.-])|(?<=linux-)|(?<=kernel-))"
     r"v?([2-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)(?![\w.])"
@@ -335,6 +360,16 @@ def _shaped(text: str) -> list[Fact]:
         return [("kernel", m.group(1), m.group(1), m.group(2), True),
                 ("arch", m.group(3), m.group(3), m.group(2), True),
                 ("threads", m.group(4), m.group(4), m.group(2), True)]
+    if "driver:" in text and (m := ETHTOOL_DRIVER.match(text)):
+        name = m.group(1)
+        return [("wifi" if WIFI_DRIVER.match(name) else "nic", name, name, None, True)]
+    if ": " in text and (m := NETDEV_LOG.match(text)):
+        name = m.group(1)
+        kind = "wifi" if WIFI_DRIVER.match(name) else "nic"
+        driver: list[Fact] = [(kind, name, name, None, True)]
+        link = LINK_UP.search(text) or PHY_LINK.search(text)
+        return driver + ([("link", link.group(1), _value("link", link.group(1)), None, True)]
+                         if link else [])
     if "ink is" in text and (m := LINK_UP.search(text)):
         return [("link", m.group(1), _value("link", m.group(1)), None, True)]
     if ("#" in text or "$" in text) and (prompt := _prompt_platform(text)):
@@ -387,8 +422,8 @@ def _candidate(text: str) -> str | None:
     if not words.isdisjoint(platform_words()) or \
             not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_words()):
         return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
-    if DIGIT.search(text) and _bare_models(text):
-        return "words"
+    if DIGIT.search(text) and _bare_models(text) or "virtio" in text:
+        return "words"  # (and "virtio NICs")
     if ("#" in text or "$" in text) and PROMPT.match(text):
         return "shape"  # a shell prompt may name the board
     return "shape" if any(w in text for w in SHAPE_WORDS) else None
@@ -421,8 +456,10 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
             continue
         if NOT_SETUP.search(text):
             continue
-        if text.rstrip().endswith("Link is Up -") and i + 1 < len(doc):
-            text = text.rstrip() + " " + doc.text(i + 1).strip()  # a wrapped boot log line
+        if i + 1 < len(doc) and (text.rstrip().endswith("Link is Up -") or (
+                "Linux" in text and UNAME_TAIL.match(doc.text(i + 1))) or (
+                SPEED_AT_END.search(text) and LINK_AT_START.match(doc.text(i + 1)))):
+            text = text.rstrip() + " " + doc.text(i + 1).strip()  # a wrapped log or uname line
         if shaped := _shaped(text):
             found[i] = shaped
         elif how == "shape":
@@ -491,7 +528,8 @@ def platform_words() -> frozenset[str]:
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
 SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
-               " v5.", " v6.", " v4.", "cores", "CPUs", "threads", "C/", "socket", " connection",
+               " v5.", " v6.", " v4.", "driver:", "eproduc", "bps", "cores", "CPUs", "threads",
+               "C/", "socket", " connection",
                " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
                "- 4.", "- 5.", "- 6.", " CPU)")
 
@@ -546,6 +584,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             KERNEL_LOG.search(text) is not None or (not spec and _cue_near(doc, i))
         near = not spec and any(doc.depth(j) == line.depth and is_measured(j) for j in
                                 range(max(0, i - NEAR_LINES), min(len(doc), i + NEAR_LINES + 1)))
+        # an adapter lsusb lists (its line may be wrapped), not the hubs beside it
+        lsusb = LSUSB.match(text) is not None or (
+            i > 0 and LSUSB.match(doc.text(i - 1)) is not None and not LSUSB.match(text))
         not_os = NOT_AN_OS.search(text)
         product = PRODUCT_STRING.search(text) is not None
         for kind, span, value, own_host, shaped in facts:
@@ -560,7 +601,7 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 if not host_line:
                     continue  # "512 MB" alone is no memory; in "Server: ..., 196608 MB" it is
                 kind = "memory"
-            setup = shaped or cue or near
+            setup = shaped or cue or near or (lsusb and kind in ("wifi", "nic"))
             if setup and not shaped and host is None and "patch" in subject_low and \
                     _in_subject(span, subject_low) and \
                     (patch or not (headed or SETUP_CUE.search(text))) and \
@@ -569,7 +610,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 # "ixgbe zero-copy performance", it is the asker's hardware)
                 setup = False
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
-                    (not SETUP_CUE.search(text) or _built_only(span, text)):
+                    (not SETUP_CUE.search(text) or _built_only(span, text)) and \
+                    not re.search(r"\ban? " + re.escape(span) + TARGET_AS_HARDWARE, text, re.I):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
             if setup and not shaped and (PLANNED.search(text) or (
                     kind in ("wifi", "nic") and re.search(

@@ -115,7 +115,7 @@ WIFI_MODEL = (r"^(?:AX2[01]\d|AX1[0-9]{3}|BE200|MT79[12]\d[A-Z]?|MT76(?:0\d|1\d|
               r"QCA9\d{3}|QCA6\d{3}|QCN\d{4}|WCN\d{4}|RTL88\d{2}[A-Z]{0,3}|RTL8192\w{0,3}|AR9\d{3}|"
               r"BCM43\d{2,3}\w?|iwlwifi|mt76|rtw8[89]|ath9k|ath1[012]k)$")
 SOC_MODEL = (r"^(?:Cortex-[AMR]\d{1,3}|Neoverse-[NVE]\d{1,2}|Graviton\d?|ThunderX\d?|Kunpeng\w*|"
-             r"IPQ\d{2,4}\w{0,3}|(?i:i\.?mx\d\w{0,6})|ar71xx|ath79|ramips|VRX?\d{2,3}|"
+             r"IPQ\d{2,4}\w{0,3}|(?i:i\.?mx\d\w{0,6})|ar71xx|ath79|ramips|VRX?\d{2,3}|(?i:vrx-\d{3})|"
              r"BCM2(?:711|712|837|835|836)|MT762[0-8]A?|MT798[168]A?|IPQ\d{4}|QCA95[0-9]{2}|"
              r"RK3\d{3}|A3720|Armada-?\d{3,4})$")
 OS_NAME = (r"^(?:RHEL|Ubuntu|Debian|Fedora|OpenWrt|CentOS|Rocky|AlmaLinux|SLES|openSUSE|Alpine|"
@@ -210,6 +210,9 @@ def _patterns() -> list[dict[str, Any]]:
         # "a ConnectX 5 100G link", "ICE" (the ice driver, as people write it)
         ("nic", [{"LOWER": "connectx"}, {"TEXT": {"REGEX": r"^[3-8](?:Lx|Dx|lx|dx)?$"}}]),
         ("nic", [{"ORTH": "ICE"}]),
+        # "a virtual machine with virtio NICs"
+        ("nic", [{"LOWER": "virtio"}, {"LOWER": {"IN": ["nic", "nics", "interface", "interfaces",
+                                                          "netdev", "netdevs"]}}]),
         # "ASRock QC5000-ITX/PH", "Supermicro SYS-1028R-TDW", "Dell R740": maker and model
         ("board", [{"LOWER": {"IN": MAKERS}},
                    {"TEXT": {"REGEX": r"^(?=[\w./-]*\d)[A-Za-z0-9][\w./+-]{1,30}$"}},
