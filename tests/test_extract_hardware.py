@@ -523,3 +523,15 @@ def test_a_config_heading_lists_the_setup() -> None:
 def test_an_image_or_target_named_in_passing_is_no_setup(line: str) -> None:
     rows = facts("Tested on my box.\n\n\n\n\n\n\n\n\n\n\n" + line + "\n", "Re: [PATCH] tools: x")
     assert not [r for r in rows if r[2] == "setup" and r[0] in ("os", "cpu")], rows
+
+
+@pytest.mark.parametrize("line, role", [
+    ("I don't think we use this property anywhere else in ath79 (or other targets).", "subject"),
+    ("Note that for ar71xx I only sent a patch for openwrt-19.07, so please test it.", "subject"),
+    ("I've just checked this on ath79 (archer-c7-v5) and it works.", "setup"),
+    ("Test platform: Compex WPJ-531 (ar71xx)", "setup"),
+    ("I have another WL-330N3G running on ramips kernel 4.14.101.", "setup"),
+])
+def test_an_openwrt_target_is_a_setup_only_where_something_ran_on_it(line: str, role: str) -> None:
+    rows = facts("Tested it here.\n" + "\n" * 12 + line + "\n", "Re: [PATCH] ath79: fix mac")
+    assert [r[2] for r in rows if r[1] in ("ath79", "ar71xx", "ramips")] == [role], rows

@@ -610,8 +610,7 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 # "ixgbe zero-copy performance", it is the asker's hardware)
                 setup = False
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
-                    (not SETUP_CUE.search(text) or _built_only(span, text)) and \
-                    not re.search(r"\ban? " + re.escape(span) + TARGET_AS_HARDWARE, text, re.I):
+                    not _target_ran(span, text):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
             if setup and not shaped and (PLANNED.search(text) or (
                     kind in ("wifi", "nic") and re.search(
@@ -628,6 +627,19 @@ def _built_only(span: str, text: str) -> bool:
     SDK for ath79", "the ar71xx files"), not as what ran?"""
     at = re.escape(span)
     return re.search(rf"(?i){BUILD_WORD}[^.;]{{0,60}}{at}|{at}{BUILT_AFTER}", text) is not None
+
+
+def _target_ran(span: str, text: str) -> bool:
+    """Does the line say something ran on this OpenWrt target ("tested on ath79", "on my
+    C7v2 (ar71xx)", "an IPQ40xx device", "running ath79"), not only name it in a review
+    ("we use this property elsewhere in ath79") or a build?"""
+    at = re.escape(span)
+    return not _built_only(span, text) and (_tested_on(span, text) or re.search(
+        rf"(?i)\b(?:on|with|using) (?:my|our|an?|both|two) [^.;]{{0,40}}?{at}|\ban? {at}"
+        rf"{TARGET_AS_HARDWARE}|\brunning (?:on )?{at}\b|\b(?:checked|tried|reproduced|"
+        rf"confirmed|observed)\b[^.;]{{0,30}}?\b(?:on|with) {at}\b|"
+        rf"^[ \t]*(?:test )?(?:platform|device|router|board|hardware|setup|dut)s?[ \t]*:",
+        text) is not None)
 
 
 def _tested_on(span: str, text: str) -> bool:
