@@ -535,3 +535,30 @@ def test_an_image_or_target_named_in_passing_is_no_setup(line: str) -> None:
 def test_an_openwrt_target_is_a_setup_only_where_something_ran_on_it(line: str, role: str) -> None:
     rows = facts("Tested it here.\n" + "\n" * 12 + line + "\n", "Re: [PATCH] ath79: fix mac")
     assert [r[2] for r in rows if r[1] in ("ath79", "ar71xx", "ramips")] == [role], rows
+
+
+def test_a_device_patchs_spec_list_is_what_it_adds_in_a_reply_too() -> None:
+    spec = ("Head Weblink HDRM200 is a dual-sim router based on MT7620A.\n\n"
+            "Hardware:\n* SoC: Qualcomm Atheros QCA9558\n* WiFi 2.4GHz: Qualcomm Atheros QCA9558\n"
+            "- 6x 10/100Mbps Ethernet (built-in switch)\n")
+    for subject in ("[OpenWrt-Devel] [PATCH v3] ramips: add support for Head HDRM200",
+                    "Re: [OpenWrt-Devel] [PATCH v3] ramips: add support for Head HDRM200"):
+        rows = facts(spec, subject)
+        assert not [r for r in rows if r[2] == "setup"], (subject, rows)
+
+
+@pytest.mark.parametrize("line", [
+    "Gcc : gcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.1)",
+    "After that change I can't build OpenWrt anymore on my laptop.",
+    "I attached the makefiles and patches I used for my openwrt build.",
+])
+def test_a_compiler_or_a_build_names_no_os_that_ran(line: str) -> None:
+    rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: build failure")
+    assert not [r for r in rows if r[0] == "os" and r[2] == "setup"], rows
+
+
+def test_the_architectures_a_series_was_compile_tested_for_ran_nothing() -> None:
+    text = ("Only patch 1 changes any code.\n\nThe series was compile-tested on top of "
+            "next-20240315 for\ni386, x86_64, arm, arm64, riscv and s390.\n")
+    rows = facts("Tested on my box.\n" + "\n" * 12 + text, "[PATCH 00/11] sysctl: constify")
+    assert not [r for r in rows if r[0] == "arch" and r[2] == "setup"], rows

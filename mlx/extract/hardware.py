@@ -86,7 +86,7 @@ KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t
 # (a port's speed in a spec sheet, "5x 10/100 Mbps Ethernet", is no measurement)
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
                       r"\b(?:sender|receiver)[ \t]*$|TEST from|"
-                      r"\d[ \t]?[KMG](?:bps|bit/s|b/s)\b(?![ \t]*(?:ethernet|link|port|nic|switch|"
+                      r"\d[ \t]?[KMG](?:bps|bit/s|b/s)\b(?![ \t]*(?i:ethernet|link|port|nic|switch|"
                       r"wan|lan|phy|full|half|/))")
 # a patch's title in a cover letter or a pull request names what the patch is about
 # ("ramips: remove wan_mac setup ...": a lowercase subsystem, then a lowercase verb)
@@ -97,7 +97,9 @@ TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
                      r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
                      r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
-                     r"build[- ]tested|only (?:built|compiled)|would be happy|other tests)\b")
+                     r"build[- ]tested|only (?:built|compiled)|would be happy|other tests|"
+                     # "I have a Unifi AC Mesh at hand if needed": an offer to test
+                     r"at hand|if (?:needed|required|you want))\b")
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?[ \t]+(?:firmware|sources?|code|tree|git|"
                   r"repo(?:sitory)?)\b")
@@ -113,12 +115,14 @@ PRODUCT_STRING = re.compile(r"\b(?:Ethernet|Network) (?:controller|Connection)\b
                             r"^[ \t]*Subsystem:")
 # an OS name that is none: the DMI string of a kernel's "Hardware name:" line (a virtual
 # machine's type), and the host field of a syslog line ("Mar 06 14:26:57 fedora kernel:")
-NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ")
+NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ |"
+                       # "gcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.1)": who built gcc
+                       r"\bgcc (?:version )?[\d.]+ \([^)]*")
 # "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
 # built, its tooling or its sources, nothing run on a machine
-BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot)\b"
+BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot|configur\w*)\b"
 BUILT_AFTER = (r"(?:/\w+)?(?:[ \t]+[\w./-]+){0,3}?[ \t]+"
-               r"(?:files?|sources?|dts|builds?|sdk|images?)\b")
+               r"(?:files?|sources?|dts|builds?|sdk|images?|project|tree|repo\w*)\b")
 # a patch adding a device or board, and the lines of its spec list
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
@@ -130,7 +134,8 @@ SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{
 SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
                         r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
-                        r"Serial|UART|Power|Antennas?|PHY)[ \t]*(?:\d[ \t]*)?[:=]")
+                        r"Serial|UART|Power|Antennas?|PHY)[ \t]*"
+                        r"(?:[\d.]+[ \t]?[GM]Hz[ \t]*|\d[ \t]*)?[:=]")  # "WiFi 2.4GHz:", "WIFI0:"
 # "Specifications:": the lines under it describe a device a patch supports
 SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|features)"
                        r"[ \t]*:?[ \t]*$|"
@@ -155,6 +160,12 @@ PHY_LINK = re.compile(r"(?i)\blink up [\w-]+/(\d{1,3}(?:\.\d)?[GM]bps)/(?:full|h
 # "... both 1000Mbps and 100Mbps" / "links without issue": a link wrapped after its speed
 SPEED_AT_END = re.compile(r"\d[ \t]?[GM](?:bps|bit/s|b/s)[ \t]*$")
 LINK_AT_START = re.compile(r"[ \t]*(?:links?|connections?)\b")
+# "03:00.0 Ethernet controller: Intel Corporation Ethernet Connection" / "X552 10 GbE SFP+":
+# the rest of a wrapped product name (no field, no next device, not indented)
+LSPCI_TAIL = re.compile(r"(?![0-9a-f]{2,4}:[0-9a-f]{2}[.:])[A-Za-z0-9][^:\n]{0,60}$")
+# a sentence of a build test that goes on to the next line
+BUILT_FOR = re.compile(r"(?i)\b(?:compile|build|cross-compile)[- ]?tested\b[^.:()]*\b(?:for|on)"
+                       r"[ \t]*$")
 # lsusb's "Bus 001 Device 003: ID 07d1:3c0a D-Link System DWA-140 ...": a device plugged in
 LSUSB = re.compile(r"^[ \t]*Bus \d{3} Device \d{3}: ID [0-9a-f]{4}:[0-9a-f]{4}\b")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
@@ -456,10 +467,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
             continue
         if NOT_SETUP.search(text):
             continue
-        if i + 1 < len(doc) and (text.rstrip().endswith("Link is Up -") or (
-                "Linux" in text and UNAME_TAIL.match(doc.text(i + 1))) or (
-                SPEED_AT_END.search(text) and LINK_AT_START.match(doc.text(i + 1)))):
-            text = text.rstrip() + " " + doc.text(i + 1).strip()  # a wrapped log or uname line
+        text = _unwrapped(doc, i, text)
         if shaped := _shaped(text):
             found[i] = shaped
         elif how == "shape":
@@ -472,6 +480,20 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         if facts:
             found[i] = list(facts)
     return _dedupe(_rows(found, doc, subject))
+
+
+def _unwrapped(doc: Document, i: int, text: str) -> str:
+    """Line ``i`` with the next one joined where a mail client wrapped a tool's line: a
+    boot log's "Link is Up -", a uname line before its arch, lspci's product name, a
+    speed before "links"."""
+    if i + 1 >= len(doc) or doc.depth(i + 1) != doc.depth(i):
+        return text
+    after = doc.text(i + 1)
+    if text.rstrip().endswith("Link is Up -") or ("Linux" in text and UNAME_TAIL.match(after)) \
+            or (SPEED_AT_END.search(text) and LINK_AT_START.match(after)) \
+            or ("controller" in text and LSPCI_TAIL.match(after) and LSPCI.search(text)):
+        return text.rstrip() + " " + after.strip()
+    return text
 
 
 LINE_FACTS: TextCache[tuple[Fact, ...]] = TextCache(20_000)  # line text -> its facts
@@ -569,7 +591,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
     subject_low = (subject or "").lower()
     patch = "patch" in subject_low and not subject_low.startswith(("re:", "aw:", "sv:"))
     # "[PATCH] ramips: add support for Foo": its "CPU: MT7620A" lines list the device added
-    device_patch = patch and DEVICE_SUPPORT.search(subject_low) is not None
+    # (a reply too: the patch it forwards or answers lists the device it adds)
+    device_patch = "patch" in subject_low and DEVICE_SUPPORT.search(subject_low) is not None
     for i in sorted(found):
         line: Line = doc.lines[i]
         text = line.text
@@ -589,6 +612,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             i > 0 and LSUSB.match(doc.text(i - 1)) is not None and not LSUSB.match(text))
         not_os = NOT_AN_OS.search(text)
         product = PRODUCT_STRING.search(text) is not None
+        # "compile-tested on top of next-20230315 for" / "i386, x86_64, arm64": built for
+        built_for = i > 0 and doc.depth(i - 1) == line.depth and \
+            BUILT_FOR.search(doc.text(i - 1)) is not None
         for kind, span, value, own_host, shaped in facts:
             if kind == "os" and not_os and span.lower() in not_os.group(0).lower():
                 continue  # "Hardware name: QEMU Ubuntu 24.04 PC", syslog's host "fedora"
@@ -609,10 +635,13 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 # the chip the patch is about, named in its title (in a question's subject,
                 # "ixgbe zero-copy performance", it is the asker's hardware)
                 setup = False
+            if setup and not shaped and kind == "os" and span.lower().startswith(
+                    ("openwrt", "lede")) and _built_only(span, text):
+                setup = False  # "I can't build OpenWrt anymore", "the OpenWrt images I build"
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not _target_ran(span, text):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
-            if setup and not shaped and (PLANNED.search(text) or (
+            if setup and not shaped and (PLANNED.search(text) or built_for or (
                     kind in ("wifi", "nic") and re.search(
                         re.escape(span) + SOFTWARE_AFTER, text) is not None)):
                 setup = False  # "I would like to test a QCA9377", "the ath10k firmware"
