@@ -562,3 +562,20 @@ def test_the_architectures_a_series_was_compile_tested_for_ran_nothing() -> None
             "next-20240315 for\ni386, x86_64, arm, arm64, riscv and s390.\n")
     rows = facts("Tested on my box.\n" + "\n" * 12 + text, "[PATCH 00/11] sysctl: constify")
     assert not [r for r in rows if r[0] == "arch" and r[2] == "setup"], rows
+
+
+@pytest.mark.parametrize("line, fact, role", [
+    ("I tested this on Ubuntu 21.10 and it worked. I will apply this for Linux 5.18-rc1.",
+     ("os", "Ubuntu 21.10"), "setup"),
+    ("I tested this on Ubuntu 21.10 and it worked. I will apply this for Linux 5.18-rc1.",
+     ("kernel", "Linux 5.18-rc1"), "subject"),
+    ("I have seen this on some old OpenWrt documentation pages.", ("os", "OpenWrt"), "subject"),
+    ("- Update autoconf to build cleanly on Debian bookworm", ("os", "Debian bookworm"),
+     "subject"),
+    ("After digging through the ath10k patchwork I found this patch.", ("wifi", "ath10k"),
+     "subject"),
+])
+def test_a_project_a_patch_queue_or_a_target_release_is_no_setup(
+        line: str, fact: tuple[str, str], role: str) -> None:
+    rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: [PATCH] fix build")
+    assert (*fact, role) in rows, rows

@@ -100,9 +100,17 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
                      r"build[- ]tested|only (?:built|compiled)|would be happy|other tests|"
                      # "I have a Unifi AC Mesh at hand if needed": an offer to test
                      r"at hand|if (?:needed|required|you want))\b")
+# "I will apply this for Linux 5.18-rc1": the release a patch goes to, no kernel that ran
+APPLY_FOR = r"(?i)\bapply (?:it|this|them|these)\b[^.;]{0,20}?\b(?:for|to|on)\b[^.;]{0,12}?"
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
-SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?[ \t]+(?:firmware|sources?|code|tree|git|"
-                  r"repo(?:sitory)?)\b")
+SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?(?:[ \t]+\w*\d\w*)?[ \t]+(?:firmware|sources?|code|"
+                  r"tree|git|repo(?:sitory)?|patchwork|patches|mailing list)\b")
+# "OpenWrt documentation", "the Debian style", "builds cleanly on Debian bookworm": the
+# project or a build platform named, no machine that ran anything
+PROJECT_AFTER = (r"[ \t]+(?:documentation|docs|wiki|logo|members?|project|community|"
+                 r"developers?|devs|team|style|policy|forum|mailing list|maintainers?|"
+                 r"releases?|naming)\b")
+BUILDS_ON = r"(?i)\bbuilds? (?:cleanly |fine |ok )?(?:on|for|with) "
 # "an IPQ40xx device": a target's name for one machine it runs on (not "ath79 device
 # tree", "ramips boards")
 TARGET_AS_HARDWARE = r"[ \t]+(?:device|board|router)\b(?![ \t]+tree)"
@@ -635,8 +643,13 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                 # the chip the patch is about, named in its title (in a question's subject,
                 # "ixgbe zero-copy performance", it is the asker's hardware)
                 setup = False
-            if setup and not shaped and kind == "os" and span.lower().startswith(
-                    ("openwrt", "lede")) and _built_only(span, text):
+            if setup and not shaped and kind == "kernel" and re.search(
+                    APPLY_FOR + re.escape(span), text):
+                setup = False
+            if setup and not shaped and kind == "os" and ((span.lower().startswith(
+                    ("openwrt", "lede")) and _built_only(span, text)) or re.search(
+                    re.escape(span) + PROJECT_AFTER, text, re.I) or re.search(
+                    BUILDS_ON + re.escape(span), text)):
                 setup = False  # "I can't build OpenWrt anymore", "the OpenWrt images I build"
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not _target_ran(span, text):
