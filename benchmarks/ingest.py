@@ -1,6 +1,6 @@
 """Ingest speed and memory, side by side in one run (the machine is noisy).
 
-    python benchmarks/ingest.py ../shared/corpus/lists/netfilter-devel.mbox.xz
+    python benchmarks/ingest.py ../shared/corpus/lists/netfilter-devel.mbox.xz --repeat 3
     python benchmarks/ingest.py ARCHIVE --engine local,dask --workers 1,2
 
 Times on the same plain mbox (a compressed archive is decompressed once to a
@@ -13,7 +13,8 @@ temp file first, so all three read the same bytes):
   (c) Perceval's mbox backend (``perceval mbox file://DIR DIR --json-line``),
       the peer a user would pick instead; it only parses
 
-and prints messages/s of each, the ratios (b)/(a) and (b)/(c), and the peak
+and prints messages/s of each (``--repeat N``: the median of N rounds, each running
+every variant but (a) once, interleaved), the ratios (b)/(a) and (b)/(c), and the peak
 RSS of (b) summed over its process tree.  Targets: (b) >= 6x (a), >= 2x (c),
 peak RSS < 1 GiB.  Perceval is looked up as ``--perceval`` or on PATH
 (``pip install perceval``, best in a venv of its own); without it (c) is skipped.
@@ -236,7 +237,8 @@ def main() -> None:
                     help="worker counts, e.g. 1,2 (with --engine; default 1,2) or one count "
                          "for (b)")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="with --engine: runs per worker count, interleaved; medians compared")
+                    help="runs of each variant (with --engine: per worker count), "
+                         "interleaved; medians compared")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         plain = decompress(args.archive, tmp)
@@ -251,14 +253,34 @@ def main() -> None:
         cmd = [sys.executable, "-m", "mlx.cli", "ingest", plain, "--store", store]
         if args.workers:
             cmd += ["--workers", args.workers]
-        secs_x = run_watched(cmd[:-1] + [store + "-x", "--no-extract"]).secs
+        pdir = os.path.join(tmp, "perceval")
+        if args.perceval:
+            os.makedirs(pdir)
+            os.link(plain, os.path.join(pdir, "archive.mbox"))
+        # each variant once per round, interleaved, medians compared: on a shared machine
+        # a variant run alone may meet a slow minute the others did not
+        secs: dict[str, list[float]] = {"x": [], "r": [], "h": [], "b": [], "c": []}
+        for rnd in range(args.repeat):
+            for key, extra in (("x", ["--no-extract"]), ("r", ["--extract", "results"]),
+                               ("h", ["--extract", "results,hardware"])):
+                shutil.rmtree(store + "-" + key, ignore_errors=True)
+                secs[key].append(run_watched(cmd[:-1] + [store + "-" + key, *extra]).secs)
+            shutil.rmtree(store, ignore_errors=True)
+            b = run_watched(cmd)
+            secs["b"].append(b.secs)
+            if rnd == 0:
+                peak_b, summary = b.tree, b.err
+            if args.perceval:
+                with open(os.path.join(tmp, "perceval.jsonl"), "wb") as fh:
+                    secs["c"].append(run_watched([args.perceval, "mbox", f"file://{pdir}", pdir,
+                                                  "--json-line"], stdout=fh.fileno()).secs)
+            print(f"round {rnd + 1}: " + ", ".join(f"{k} {v[-1]:.1f}s" for k, v in secs.items()
+                                                 if v), flush=True)
+        med = {k: statistics.median(v) for k, v in secs.items() if v}
+        secs_x, secs_r, secs_h, secs_b = med["x"], med["r"], med["h"], med["b"]
         print(f"(b') mlx ingest --no-extract: {secs_x:7.1f}s", flush=True)
-        secs_r = run_watched(cmd[:-1] + [store + "-r", "--extract", "results"]).secs
         print(f"(b'') mlx ingest --extract results: {secs_r:7.1f}s", flush=True)
-        secs_h = run_watched(cmd[:-1] + [store + "-h", "--extract", "results,hardware"]).secs
         print(f"(b''') mlx ingest --extract results,hardware: {secs_h:7.1f}s", flush=True)
-        b = run_watched(cmd)
-        secs_b, peak_b, summary = b.secs, b.tree, b.err
         import mlx
         n_b = mlx.load(store).messages.shape[0] + mlx.load(store).errors.shape[0]
         raw = int(summary.split(" raw messages")[0].replace(",", "").split()[-1])
@@ -273,17 +295,10 @@ def main() -> None:
 
         rate_c = None
         if args.perceval:
-            pdir = os.path.join(tmp, "perceval")
-            os.makedirs(pdir)
-            os.link(plain, os.path.join(pdir, "archive.mbox"))
-            out = os.path.join(tmp, "perceval.jsonl")
-            with open(out, "wb") as fh:
-                secs_c = run_watched([args.perceval, "mbox", f"file://{pdir}", pdir,
-                                      "--json-line"], stdout=fh.fileno()).secs
-            with open(out, "rb") as fh:
+            with open(os.path.join(tmp, "perceval.jsonl"), "rb") as fh:
                 n_c = sum(1 for _ in fh)
-            rate_c = n_c / secs_c
-            print(f"(c) perceval mbox:   {n_c:>7} msgs {secs_c:7.1f}s {rate_c:8.0f} msg/s",
+            rate_c = n_c / med["c"]
+            print(f"(c) perceval mbox:   {n_c:>7} msgs {med['c']:7.1f}s {rate_c:8.0f} msg/s",
                   flush=True)
         print(f"result extraction adds {100 * (secs_r / secs_x - 1):.0f}% to ingest "
               f"(target <= 25%)")
