@@ -579,3 +579,14 @@ def test_a_project_a_patch_queue_or_a_target_release_is_no_setup(
         line: str, fact: tuple[str, str], role: str) -> None:
     rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: [PATCH] fix build")
     assert (*fact, role) in rows, rows
+
+
+@pytest.mark.parametrize("line, fact", [
+    ("jeff@deb-devel:~/devel/openwrt$ git remote -v show openwrt", ("os", "openwrt")),
+    ("That's the point: RHEL won't make updates for anything but critical bugs.", ("os", "RHEL")),
+    ("FWIW: In Debian bullseye we have 0.9.8 based nftables.", ("os", "Debian bullseye")),
+])
+def test_a_command_line_or_a_distribution_as_a_product_is_no_setup(
+        line: str, fact: tuple[str, str]) -> None:
+    rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: nft: fix")
+    assert (*fact, "setup") not in rows, rows

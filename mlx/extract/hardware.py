@@ -111,6 +111,10 @@ PROJECT_AFTER = (r"[ \t]+(?:documentation|docs|wiki|logo|members?|project|commun
                  r"developers?|devs|team|style|policy|forum|mailing list|maintainers?|"
                  r"releases?|naming)\b")
 BUILDS_ON = r"(?i)\bbuilds? (?:cleanly |fine |ok )?(?:on|for|with) "
+# "RHEL won't make updates", "Fedora ships 1.8.9", "In Debian bullseye we have 0.9.8":
+# a distribution as a product, what it ships or supports
+AS_PRODUCT = (r"(?:[ \t]+[\w.]+)?[ \t]+(?:won't|will not|doesn't|does not|ships?|shipped|"
+              r"provides?|supports?)\b")
 # "an IPQ40xx device": a target's name for one machine it runs on (not "ath79 device
 # tree", "ramips boards")
 TARGET_AS_HARDWARE = r"[ \t]+(?:device|board|router)\b(?![ \t]+tree)"
@@ -481,8 +485,8 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         elif how == "shape":
             if by_shape := _by_shape(text):
                 found[i] = by_shape
-        else:
-            spacy_lines.append(i)
+        elif not (("#" in text or "$" in text) and PROMPT.match(text)):
+            spacy_lines.append(i)  # (a command's arguments, "git remote show openwrt", are no OS)
     for i, facts in zip(spacy_lines, _line_facts([doc.text(i) for i in spacy_lines]),
                         strict=True):
         if facts:
@@ -649,7 +653,9 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             if setup and not shaped and kind == "os" and ((span.lower().startswith(
                     ("openwrt", "lede")) and _built_only(span, text)) or re.search(
                     re.escape(span) + PROJECT_AFTER, text, re.I) or re.search(
-                    BUILDS_ON + re.escape(span), text)):
+                    BUILDS_ON + re.escape(span), text) or re.search(
+                    re.escape(span) + AS_PRODUCT, text, re.I) or re.search(
+                    rf"(?i)\bin {re.escape(span)}\b[^.;]{{0,20}}\bwe (?:have|ship)\b", text)):
                 setup = False  # "I can't build OpenWrt anymore", "the OpenWrt images I build"
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not _target_ran(span, text):
