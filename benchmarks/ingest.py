@@ -240,6 +240,8 @@ def main() -> None:
                     help="runs of each variant (with --engine: per worker count), "
                          "interleaved; medians compared")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error("--repeat must be 1 or more")
     with tempfile.TemporaryDirectory() as tmp:
         plain = decompress(args.archive, tmp)
         size = os.path.getsize(plain)
@@ -250,9 +252,8 @@ def main() -> None:
             return
 
         store = os.path.join(tmp, "store")
-        cmd = [sys.executable, "-m", "mlx.cli", "ingest", plain, "--store", store]
-        if args.workers:
-            cmd += ["--workers", args.workers]
+        base = [sys.executable, "-m", "mlx.cli", "ingest", plain,
+                *(["--workers", args.workers] if args.workers else [])]
         pdir = os.path.join(tmp, "perceval")
         if args.perceval:
             os.makedirs(pdir)
@@ -264,9 +265,9 @@ def main() -> None:
             for key, extra in (("x", ["--no-extract"]), ("r", ["--extract", "results"]),
                                ("h", ["--extract", "results,hardware"])):
                 shutil.rmtree(store + "-" + key, ignore_errors=True)
-                secs[key].append(run_watched(cmd[:-1] + [store + "-" + key, *extra]).secs)
+                secs[key].append(run_watched([*base, "--store", store + "-" + key, *extra]).secs)
             shutil.rmtree(store, ignore_errors=True)
-            b = run_watched(cmd)
+            b = run_watched([*base, "--store", store])
             secs["b"].append(b.secs)
             if rnd == 0:
                 peak_b, summary = b.tree, b.err

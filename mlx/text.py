@@ -77,6 +77,9 @@ class Folded:
         return self.rx.search(low)
 
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class Scanner:
     """The words of several prefilters found in one pass over a text (an Aho-Corasick
     automaton, ``ahocorasick_rs``: twice pyahocorasick's speed on bodies), the last
@@ -105,7 +108,12 @@ class Scanner:
             return last[1]
         out: dict[int, dict[str, list[int]]] = {}
         auto, pairs_of = self._automaton()
-        for i, _, end in auto.find_matches_as_indexes(text, overlapping=True):
+        try:
+            found = auto.find_matches_as_indexes(text, overlapping=True)
+        except UnicodeEncodeError:  # a lone surrogate: one replacement keeps the positions
+            found = auto.find_matches_as_indexes(LONE_SURROGATE.sub("\ufffd", text),
+                                                 overlapping=True)
+        for i, _, end in found:
             for owner, tag in pairs_of[i]:
                 out.setdefault(owner, {}).setdefault(tag, []).append(end - 1)
         self._last = (text, out)

@@ -365,3 +365,23 @@ def test_no_duckdb_connection_outlives_its_query(tmp_path: Path) -> None:
     assert not [o for o in gc.get_objects() if isinstance(o, duckdb.DuckDBPyConnection)]
     report = mlx.ingest([str(ROOT / "data" / "sample.mboxrd")], store=store, workers=2)
     assert report.stored == 4 and archive.sql("select count(*) as n from messages").n[0] == 6
+
+
+def test_an_in_process_ingest_leaves_the_callers_collector_alone(tmp_path: Path) -> None:
+    """Workers freeze what their first chunk built; a caller's own process (a notebook,
+    a user's Pool worker) does not get its heap frozen by an in-process ingest."""
+    import gc
+    import multiprocessing
+
+    before = gc.get_freeze_count()
+    mlx.ingest(str(ROOT / "data" / "sample.mboxrd"), store=str(tmp_path / "s"), workers=1)
+    assert gc.get_freeze_count() == before
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # a user's own worker
+        assert pool.apply(_ingest_and_count_freezes, (str(tmp_path / "p"),)) == 0
+
+
+def _ingest_and_count_freezes(store: str) -> int:
+    import gc
+    before = gc.get_freeze_count()
+    mlx.ingest(str(ROOT / "data" / "sample.mboxrd"), store=store, workers=1)
+    return gc.get_freeze_count() - before

@@ -590,3 +590,37 @@ def test_a_command_line_or_a_distribution_as_a_product_is_no_setup(
         line: str, fact: tuple[str, str]) -> None:
     rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: nft: fix")
     assert (*fact, "setup") not in rows, rows
+
+
+@pytest.mark.parametrize("line, fact, role", [
+    # a switch driver's log line is a NIC's, not a wifi chip's
+    ("[   12.345678] mt7530 mdio-bus:1f lan1: Link is Up - 1Gbps/Full", ("nic", "mt7530"),
+     "setup"),
+    ("We solved this with a helper in ath79 already.", ("cpu", "ath79"), "subject"),
+    ("Tested with the Intel X710 I had at hand: 9.4 Gbits/sec", ("nic", "Intel X710"), "setup"),
+    ("I run OpenWrt release 23.05.2 on my Archer C7.", ("os", "OpenWrt"), "setup"),
+    ("Fedora 39 doesn't boot with the patch on my laptop.", ("os", "Fedora 39"), "setup"),
+    ("I configured OpenWrt on my Archer C7 and ran iperf.", ("os", "OpenWrt"), "setup"),
+    ("root@dut:~# modprobe ixgbe", ("nic", "ixgbe"), "setup"),
+])
+def test_setup_lines_the_subject_rules_leave_alone(line: str, fact: tuple[str, str],
+                                                   role: str) -> None:
+    rows = facts("Tested on my box.\n" + "\n" * 12 + line + "\n", "Re: [PATCH] net: fix")
+    assert (*fact, role) in rows, rows
+
+
+def test_no_join_after_a_whole_lspci_line_nor_after_a_hub() -> None:
+    text = ("lspci:\n01:00.0 Ethernet controller: Intel Corporation I210 Gigabit Network "
+            "Connection (rev 03)\nWith 9000 MTU it drops\n\n"
+            "Bus 002 Device 001: ID 1d6b:0003 Linux Foundation 3.0 root hub\n"
+            "I would buy an Intel AX210 for it\n")
+    rows = facts(text, "Re: igb drops")
+    assert ("nic", "Intel Corporation I210 Gigabit Network Connection", "setup") in rows, rows
+    assert ("wifi", "Intel AX210", "setup") not in rows, rows
+
+
+def test_a_board_config_in_review_is_no_setup_heading() -> None:
+    text = ("Tested on my box.\n" + "\n" * 12 + "Looks good, but drop this from the board "
+            "config:\n\tcompatible = \"mediatek,mt7621-soc\";\n\tMT7621A SoC\n")
+    rows = facts(text, "Re: [PATCH] ramips: add support for Foo")
+    assert not [r for r in rows if r[2] == "setup"], rows

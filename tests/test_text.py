@@ -31,3 +31,9 @@ def test_hits_are_character_positions_in_text_order() -> None:
     text = "Ωbps 😀 10 Mpps, 5 Gbps"  # a two-byte and a four-byte character before them
     ends = words.hits(text)["rate"]
     assert ends == sorted(ends) and [text[e - 2:e + 1] for e in ends] == ["bps", "pps", "bps"]
+
+
+def test_a_lone_surrogate_is_scanned_with_its_positions_kept() -> None:
+    words = Words({"unit": ("Mbits/sec",)})
+    text = "\ud800 Tested: 940 Mbits/sec"
+    assert words.hits(text) == {"unit": [len(text) - 1]}

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from mlx.engine import in_order, task_result
 from mlx.ingest.chunks import Chunk
-from mlx.pipeline import ChunkResult
+from mlx.pipeline import ChunkResult, mark_worker
 
 T = TypeVar("T")
 
@@ -37,7 +37,8 @@ class LocalEngine:
             # guard, notebooks) and no start-up cost; spawn where fork does not exist
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                            initializer=mark_worker)
         return self
 
     def __exit__(self, *exc: object) -> None:

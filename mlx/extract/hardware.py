@@ -72,9 +72,11 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
 # "The environment is as follows:", "Test setup:", "Hardware used:": a list of a setup
 # ("Description for what hardware this is:" heads a board file's description: no test)
-SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|config|"
+SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|"
                         r"hardware (?:used|setup)|(?:test|my|our) (?:hardware|box|machine|"
-                        r"system|platform|rig)s?|tested (?:on|with))\b[^:]{0,40}:[ \t]*$")
+                        r"system|platform|rig)s?|tested (?:on|with))\b[^:]{0,40}:[ \t]*$|"
+                        # "Config:" alone (not "drop this from the board config:")
+                        r"^[ \t]*(?:test |my |our )?config(?:uration)?[ \t]*:[ \t]*$")
 # "These patches have been tested on the RZ/V2N EVK": the chip of the title, tested on
 TESTED_ON = re.compile(r"(?i)\b(?:tested|verified|validated)\b[^.;]{0,40}?\b(?:on|with|using)\b")
 # phylib's "attached PHY driver [Microchip KSZ9131 Gigabit PHY] (irq=POLL)", a driver's
@@ -98,8 +100,10 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
                      r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
                      r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
                      r"build[- ]tested|only (?:built|compiled)|would be happy|other tests|"
-                     # "I have a Unifi AC Mesh at hand if needed": an offer to test
-                     r"at hand|if (?:needed|required|you want))\b")
+                     # "If further testing is required, I have a Unifi AC Mesh at hand":
+                     # an offer to test (not "the X710 I had at hand: 9.4 Gbits/sec")
+                     r"if (?:further |more )?test(?:ing|s)? (?:is|are) (?:needed|required|wanted)|"
+                     r"(?:can|could) test (?:it |this |that )?if (?:needed|required|you want))\b")
 # "I will apply this for Linux 5.18-rc1": the release a patch goes to, no kernel that ran
 APPLY_FOR = r"(?i)\bapply (?:it|this|them|these)\b[^.;]{0,20}?\b(?:for|to|on)\b[^.;]{0,12}?"
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
@@ -109,12 +113,11 @@ SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?(?:[ \t]+\w*\d\w*)?[ \t]+(?:firmwar
 # project or a build platform named, no machine that ran anything
 PROJECT_AFTER = (r"[ \t]+(?:documentation|docs|wiki|logo|members?|project|community|"
                  r"developers?|devs|team|style|policy|forum|mailing list|maintainers?|"
-                 r"releases?|naming)\b")
-BUILDS_ON = r"(?i)\bbuilds? (?:cleanly |fine |ok )?(?:on|for|with) "
+                 r"naming)\b")
+BUILDS_ON = r"\bbuilds? (?:cleanly |fine |ok )?(?:on|for|with) "
 # "RHEL won't make updates", "Fedora ships 1.8.9", "In Debian bullseye we have 0.9.8":
-# a distribution as a product, what it ships or supports
-AS_PRODUCT = (r"(?:[ \t]+[\w.]+)?[ \t]+(?:won't|will not|doesn't|does not|ships?|shipped|"
-              r"provides?|supports?)\b")
+# a distribution as a product, its policy or what it ships (not "Fedora 39 doesn't boot")
+AS_PRODUCT = r"(?:[ \t]+[\d.]+)?[ \t]+(?:won't|will not|ships|provides)\b"
 # "an IPQ40xx device": a target's name for one machine it runs on (not "ath79 device
 # tree", "ramips boards")
 TARGET_AS_HARDWARE = r"[ \t]+(?:device|board|router)\b(?![ \t]+tree)"
@@ -132,7 +135,7 @@ NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d
                        r"\bgcc (?:version )?[\d.]+ \([^)]*")
 # "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
 # built, its tooling or its sources, nothing run on a machine
-BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot|configur\w*)\b"
+BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot)\b"
 BUILT_AFTER = (r"(?:/\w+)?(?:[ \t]+[\w./-]+){0,3}?[ \t]+"
                r"(?:files?|sources?|dts|builds?|sdk|images?|project|tree|repo\w*)\b")
 # a patch adding a device or board, and the lines of its spec list
@@ -159,7 +162,10 @@ SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|fea
 DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
 # ethtool -i's "driver: i40e"
 ETHTOOL_DRIVER = re.compile(r"^[ \t]*driver:[ \t]+([a-z][\w-]{1,30})[ \t]*$")
-WIFI_DRIVER = re.compile(r"ath\d|iwl|mt7|rtw|rtl8|brcm|mwifiex|wl\d")
+# the wifi drivers among them ("ath10k_pci", "mt7921e"; not the switches "mt7530",
+# "brcm-sf2", "rtl8365mb")
+WIFI_DRIVER = re.compile(r"ath\d|iwl|mt76|mt79\d\d|rtw8|rtl8(?:1[89]|7|8)\d|brcmfmac|brcmsmac|"
+                         r"mwifiex|mwl8|wl\d|rt2[58x]")
 # "[ 52.7] gemini-ethernet-port 6000c000.ethernet-port eth1: link up", "mlx5_core
 # 0000:08:00.0 enp8s0f0: Link up": the driver that printed of a network device, by its name
 NETDEV_LOG = re.compile(r"^[ \t]*(?:\[[ \t]*\d{1,6}\.\d{3,6}\][ \t]*)?([a-z][\w-]{1,30}) "
@@ -175,9 +181,15 @@ LINK_AT_START = re.compile(r"[ \t]*(?:links?|connections?)\b")
 # "03:00.0 Ethernet controller: Intel Corporation Ethernet Connection" / "X552 10 GbE SFP+":
 # the rest of a wrapped product name (no field, no next device, not indented)
 LSPCI_TAIL = re.compile(r"(?![0-9a-f]{2,4}:[0-9a-f]{2}[.:])[A-Za-z0-9][^:\n]{0,60}$")
+# a lowercase word outside parentheses: a sentence ("With 9000 MTU it drops"), not the
+# rest of a product name ("SFI/SFP+ Network Connection (rev 01)")
+LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
+BRACKETED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 # a sentence of a build test that goes on to the next line
 BUILT_FOR = re.compile(r"(?i)\b(?:compile|build|cross-compile)[- ]?tested\b[^.:()]*\b(?:for|on)"
                        r"[ \t]*$")
+# three lowercase words in a row: a sentence, no product name's rest
+PROSE = re.compile(r"\b[a-z]+ [a-z]+ [a-z]+\b")
 # lsusb's "Bus 001 Device 003: ID 07d1:3c0a D-Link System DWA-140 ...": a device plugged in
 LSUSB = re.compile(r"^[ \t]*Bus \d{3} Device \d{3}: ID [0-9a-f]{4}:[0-9a-f]{4}\b")
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
@@ -322,9 +334,14 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     return None
 
 
+# the same words over a Document's text (no-break spaces replaced, wraps joined), on a
+# scanner of their own: the shared one keeps the head for the next extractor
+STRONG_WORDS = Words({"lower": STRONG_LOWER, "strong": [literal_head(p) for p in STRONG]})
+
+
 def _strong_lines(text: str) -> set[int]:
     """Indexes of the lines a strong word stands on (BODY_HW or STRONG_LOWER)."""
-    hits = PREFILTER.hits(text)
+    hits = STRONG_WORDS.hits(text)
     ends = hits.get("lower", [])
     if "strong" in hits:
         ends = ends + [m.end() for m in BODY_HW.finditer(text)]
@@ -485,10 +502,15 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         elif how == "shape":
             if by_shape := _by_shape(text):
                 found[i] = by_shape
-        elif not (("#" in text or "$" in text) and PROMPT.match(text)):
-            spacy_lines.append(i)  # (a command's arguments, "git remote show openwrt", are no OS)
+        else:
+            spacy_lines.append(i)
     for i, facts in zip(spacy_lines, _line_facts([doc.text(i) for i in spacy_lines]),
                         strict=True):
+        text = doc.text(i)
+        if facts and ("#" in text or "$" in text) and PROMPT.match(text):
+            # a command's arguments name no OS ("$ git remote -v show openwrt"); its
+            # "modprobe ixgbe" is the machine's NIC
+            facts = tuple(f for f in facts if f[0] != "os")
         if facts:
             found[i] = list(facts)
     return _dedupe(_rows(found, doc, subject))
@@ -501,9 +523,13 @@ def _unwrapped(doc: Document, i: int, text: str) -> str:
     if i + 1 >= len(doc) or doc.depth(i + 1) != doc.depth(i):
         return text
     after = doc.text(i + 1)
+    if len(after) > MAX_LINE:
+        return text
     if text.rstrip().endswith("Link is Up -") or ("Linux" in text and UNAME_TAIL.match(after)) \
             or (SPEED_AT_END.search(text) and LINK_AT_START.match(after)) \
-            or ("controller" in text and LSPCI_TAIL.match(after) and LSPCI.search(text)):
+            or ("controller" in text and not text.rstrip().endswith((")", "]"))
+                and LSPCI_TAIL.match(after) and not LOWER_WORD.search(BRACKETED.sub("", after))
+                and LSPCI.search(text)):
         return text.rstrip() + " " + after.strip()
     return text
 
@@ -621,12 +647,13 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                                 range(max(0, i - NEAR_LINES), min(len(doc), i + NEAR_LINES + 1)))
         # an adapter lsusb lists (its line may be wrapped), not the hubs beside it
         lsusb = LSUSB.match(text) is not None or (
-            i > 0 and LSUSB.match(doc.text(i - 1)) is not None and not LSUSB.match(text))
+            i > 0 and len(doc.text(i - 1)) >= 68 and LSUSB.match(doc.text(i - 1)) is not None
+            and PROSE.search(text) is None)
         not_os = NOT_AN_OS.search(text)
         product = PRODUCT_STRING.search(text) is not None
         # "compile-tested on top of next-20230315 for" / "i386, x86_64, arm64": built for
         built_for = i > 0 and doc.depth(i - 1) == line.depth and \
-            BUILT_FOR.search(doc.text(i - 1)) is not None
+            BUILT_FOR.search(doc.text(i - 1)[-MAX_LINE:]) is not None
         for kind, span, value, own_host, shaped in facts:
             if kind == "os" and not_os and span.lower() in not_os.group(0).lower():
                 continue  # "Hardware name: QEMU Ubuntu 24.04 PC", syslog's host "fedora"
@@ -650,13 +677,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             if setup and not shaped and kind == "kernel" and re.search(
                     APPLY_FOR + re.escape(span), text):
                 setup = False
-            if setup and not shaped and kind == "os" and ((span.lower().startswith(
-                    ("openwrt", "lede")) and _built_only(span, text)) or re.search(
-                    re.escape(span) + PROJECT_AFTER, text, re.I) or re.search(
-                    BUILDS_ON + re.escape(span), text) or re.search(
-                    re.escape(span) + AS_PRODUCT, text, re.I) or re.search(
-                    rf"(?i)\bin {re.escape(span)}\b[^.;]{{0,20}}\bwe (?:have|ship)\b", text)):
-                setup = False  # "I can't build OpenWrt anymore", "the OpenWrt images I build"
+            if setup and not shaped and kind == "os" and _os_not_run(span, text):
+                setup = False
             if setup and not shaped and span.lower() in OPENWRT_TARGETS and \
                     not _target_ran(span, text):
                 setup = False  # "ramips", "ath79": a build target named, not a machine
@@ -677,13 +699,25 @@ def _built_only(span: str, text: str) -> bool:
     return re.search(rf"(?i){BUILD_WORD}[^.;]{{0,60}}{at}|{at}{BUILT_AFTER}", text) is not None
 
 
+def _os_not_run(span: str, text: str) -> bool:
+    """Is the OS named as what was built ("I can't build OpenWrt anymore"), a project
+    ("OpenWrt documentation"), a build platform ("builds cleanly on Debian bookworm") or a
+    product ("RHEL won't make updates", "In Debian bullseye we have 0.9.8"), not as what a
+    machine ran?"""
+    at = re.escape(span)
+    return (span.lower().startswith(("openwrt", "lede")) and _built_only(span, text)) or \
+        re.search(rf"(?i){at}(?:{PROJECT_AFTER}|{AS_PRODUCT})|{BUILDS_ON}{at}|"
+                  rf"\bin {at}\b[^.;]{{0,20}}\bwe (?:have|ship)\b", text) is not None
+
+
 def _target_ran(span: str, text: str) -> bool:
     """Does the line say something ran on this OpenWrt target ("tested on ath79", "on my
     C7v2 (ar71xx)", "an IPQ40xx device", "running ath79"), not only name it in a review
     ("we use this property elsewhere in ath79") or a build?"""
     at = re.escape(span)
     return not _built_only(span, text) and (_tested_on(span, text) or re.search(
-        rf"(?i)\b(?:on|with|using) (?:my|our|an?|both|two) [^.;]{{0,40}}?{at}|\ban? {at}"
+        rf"(?i)\bon (?:my|our|an?|both|two) [^.;]{{0,40}}?{at}|\b(?:with|using) (?:my|our) "
+        rf"[^.;]{{0,40}}?{at}|\ban? {at}"
         rf"{TARGET_AS_HARDWARE}|\brunning (?:on )?{at}\b|\b(?:checked|tried|reproduced|"
         rf"confirmed|observed)\b[^.;]{{0,30}}?\b(?:on|with) {at}\b|"
         rf"^[ \t]*(?:test )?(?:platform|device|router|board|hardware|setup|dut)s?[ \t]*:",
