@@ -14,8 +14,9 @@ columns.
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -25,6 +26,7 @@ from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
 from mlx.extract.statements import extract_statements
 from mlx.ingest.chunks import Chunk, ReadStats, read_chunk
+from mlx.ingest.defects import strict
 from mlx.ingest.parse import ErrorRecord, MessageRecord
 from mlx.link.threads import header_thread_refs
 from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table, stage
@@ -46,6 +48,7 @@ EXTRACTORS: dict[str, Extractor] = {e.name: e for e in (
     Extractor("statements", "statements", STATEMENTS, extract_statements),
 )}
 EXTRACTOR_NAMES = tuple(EXTRACTORS)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,21 +91,38 @@ def run_chunk(chunk: Chunk, sink: Sink,
             seen.add(item.uid)
             records.append(item)
     res.bytes, res.deleted = stats.bytes, stats.deleted
+    rows: dict[str, list[list[Any]]] = {name: [] for name in EXTRACTORS}
+    for n, r in enumerate(records):  # message by message: the extractors share its read
+        for ex in EXTRACTORS.values():
+            got = _extracted(ex, r) if ex.name in extract else []
+            if got is None:  # recorded on the message, which is kept with its other rows
+                if "extract-failed" not in r.defects:
+                    records[n] = r = replace(r, defects=[*r.defects, "extract-failed"])
+                got = []
+            rows[ex.name].append(got)
     res.uids = [r.uid for r in records]
     res.defects = {r.uid: list(r.defects) for r in records if r.defects}
     tables = {"messages": messages_table(
         records, [patch_facts(r.body) for r in records],
         [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc, r.in_reply_to, r.references)
          for r in records])}
-    rows: dict[str, list[list[Any]]] = {name: [] for name in EXTRACTORS}
-    for r in records:  # message by message: the extractors share its read (Document.of)
-        for ex in EXTRACTORS.values():
-            rows[ex.name].append(ex.fn(r.body, r.subject) if ex.name in extract else [])
     for ex in EXTRACTORS.values():
         tables[ex.table] = rows_table(ex.schema, records, rows[ex.name])
     res.parts = stage(sink.store, sink.run, tables)
     _settle()
     return res
+
+
+def _extracted(ex: Extractor, r: MessageRecord) -> list[Any] | None:
+    """The rows of one extractor for one message; None where it raised (a bug: logged, and
+    in strict mode raised, but one body never stops a run)."""
+    try:
+        return ex.fn(r.body, r.subject)
+    except Exception:  # noqa: BLE001 - one body must never stop a run
+        if strict():
+            raise
+        log.warning("%s extractor failed on %s", ex.name, r.message_id, exc_info=True)
+        return None
 
 
 _WORKER = False  # set in the local engine's worker processes (``mark_worker``)

@@ -385,3 +385,30 @@ def _ingest_and_count_freezes(store: str) -> int:
     before = gc.get_freeze_count()
     mlx.ingest(str(ROOT / "data" / "sample.mboxrd"), store=store, workers=1)
     return gc.get_freeze_count() - before
+
+
+def test_an_extractor_raising_on_one_body_loses_only_its_rows(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """A bug that makes an extractor raise on one body keeps the message, marks it
+    extract-failed and keeps every other message's rows; strict mode raises."""
+    from mlx import pipeline
+    real = pipeline.EXTRACTORS["hardware"]
+
+    def flaky(body: str | None, subject: str | None) -> list:
+        if body and "Tested on" in body:
+            raise ValueError("boom")
+        return real.fn(body, subject)
+    monkeypatch.setitem(pipeline.EXTRACTORS, "hardware", pipeline.Extractor(
+        real.name, real.table, real.schema, flaky))
+    path = tmp_path / "a.mbox"
+    path.write_bytes(write_mboxrd([
+        mail("a@x", "Tested on my box: iperf3 gives 940 Mbits/sec.\n"),
+        mail("b@x", "Client: RHEL9.2, CPU Intel E5-2620, NIC I350\n  941 Mbits/sec\n")]))
+    mlx.ingest(str(path), store=str(tmp_path / "s"), workers=1)
+    archive = mlx.load(str(tmp_path / "s"))
+    defects = dict(zip(archive.messages.message_id, archive.messages.defects, strict=True))
+    assert "extract-failed" in list(defects["a@x"]) and "extract-failed" not in list(defects["b@x"])
+    assert len(archive.results[archive.results.message_id == "a@x"]) == 1  # its other rows
+    assert len(archive.hardware) and set(archive.hardware.message_id) == {"b@x"}
+    with pytest.raises(ValueError):
+        mlx.ingest(str(path), store=str(tmp_path / "strict"), workers=1, strict=True)

@@ -48,6 +48,8 @@ DEFECTS: dict[str, str] = {
     "mime-too-deep": "MIME parts nested deeper than the bound: the rest is not read",
     "nul-bytes": "NUL bytes in the message: removed",
     "text-rendering": "read from a plain-text rendering (subject, [Name <addr>], body)",
+    "extract-failed": "an extractor raised on the body: its rows for this message are "
+                      "missing (a bug in mlx; the message and the other tables are kept)",
 }
 
 
