@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
@@ -92,7 +92,7 @@ class Scanner:
         self._auto: Any = None
         self._last: tuple[str, dict[int, dict[str, list[int]]]] | None = None
 
-    def add(self, tagged: dict[str, Iterable[str]]) -> int:
+    def add(self, tagged: Mapping[str, Iterable[str]]) -> int:
         """Take a prefilter's tagged words; its owner number."""
         owner, self.owners = self.owners, self.owners + 1
         for tag, words in tagged.items():
@@ -135,7 +135,7 @@ class Words:
     """One prefilter's tagged words, found by a ``Scanner`` (its own, or one it shares
     with other prefilters that read the same texts)."""
 
-    def __init__(self, tagged: dict[str, Iterable[str]], scanner: Scanner | None = None) -> None:
+    def __init__(self, tagged: Mapping[str, Iterable[str]], scanner: Scanner | None = None) -> None:
         self.scanner = Scanner() if scanner is None else scanner
         self.owner = self.scanner.add(tagged)
 

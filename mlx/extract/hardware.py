@@ -159,7 +159,8 @@ SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|fea
                        r"^(?!.*\b(?:my|our|test\w*|bench\w*)\b).{0,60}\b(?:specifications?|specs)"
                        r"(?:[ \t]+(?:are|is|of\b.{0,40}))?[ \t]*:[ \t]*$")
 # "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
-DMESG = re.compile(r"^[ \t]*\[[ \t]*\d{1,6}\.\d{3,6}\]")
+TIMESTAMP = r"\[[ \t]*\d{1,6}\.\d{3,6}\]"
+DMESG = re.compile(r"^[ \t]*" + TIMESTAMP)
 # ethtool -i's "driver: i40e"
 ETHTOOL_DRIVER = re.compile(r"^[ \t]*driver:[ \t]+([a-z][\w-]{1,30})[ \t]*$")
 # the wifi drivers among them ("ath10k_pci", "mt7921e"; not the switches "mt7530",
@@ -168,7 +169,7 @@ WIFI_DRIVER = re.compile(r"ath\d|iwl|mt76|mt79\d\d|rtw8|rtl8(?:1[89]|7|8)\d|brcm
                          r"mwifiex|mwl8|wl\d|rt2[58x]")
 # "[ 52.7] gemini-ethernet-port 6000c000.ethernet-port eth1: link up", "mlx5_core
 # 0000:08:00.0 enp8s0f0: Link up": the driver that printed of a network device, by its name
-NETDEV_LOG = re.compile(r"^[ \t]*(?:\[[ \t]*\d{1,6}\.\d{3,6}\][ \t]*)?([a-z][\w-]{1,30}) "
+NETDEV_LOG = re.compile(r"^[ \t]*(?:" + TIMESTAMP + r"[ \t]*)?([a-z][\w-]{1,30}) "
                         r"[\w:.-]{3,40} (?:eth|lan|wan|wlan|wlp|enp|eno|ens|enx|sw)\d\w{0,12}: ")
 # "2021 x86_64 GNU/Linux": the end of a uname -a line a mail client wrapped
 UNAME_TAIL = re.compile(r"^[ \t]*(?:\d{4}[ \t]+)?(?:x86_64|aarch64|armv7l|mips|ppc64le|riscv64|"
@@ -320,8 +321,8 @@ def _value(kind: str, text: str) -> str | None:
 # every prefilter word, by what it tells: "setup" (SETUP_WORDS), "rate" ("pps", "bps": a
 # RATE may stand), "lower" (STRONG_LOWER) and "strong" (the plain start of each STRONG
 # pattern: BODY_HW may match)
-PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), "lower": STRONG_LOWER,
-                   "strong": [literal_head(p) for p in STRONG]}, PREFILTERS)
+STRONG_TAGS = {"lower": STRONG_LOWER, "strong": [literal_head(p) for p in STRONG]}
+PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), **STRONG_TAGS}, PREFILTERS)
 
 
 def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
@@ -336,7 +337,7 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
 
 # the same words over a Document's text (no-break spaces replaced, wraps joined), on a
 # scanner of their own: the shared one keeps the head for the next extractor
-STRONG_WORDS = Words({"lower": STRONG_LOWER, "strong": [literal_head(p) for p in STRONG]})
+STRONG_WORDS = Words(STRONG_TAGS)
 
 
 def _strong_lines(text: str) -> set[int]:
@@ -401,20 +402,26 @@ def _shaped(text: str) -> list[Fact]:
                 ("arch", m.group(3), m.group(3), m.group(2), True),
                 ("threads", m.group(4), m.group(4), m.group(2), True)]
     if "driver:" in text and (m := ETHTOOL_DRIVER.match(text)):
-        name = m.group(1)
-        return [("wifi" if WIFI_DRIVER.match(name) else "nic", name, name, None, True)]
+        return [_driver(m.group(1))]
     if ": " in text and (m := NETDEV_LOG.match(text)):
-        name = m.group(1)
-        kind = "wifi" if WIFI_DRIVER.match(name) else "nic"
-        driver: list[Fact] = [(kind, name, name, None, True)]
         link = LINK_UP.search(text) or PHY_LINK.search(text)
-        return driver + ([("link", link.group(1), _value("link", link.group(1)), None, True)]
-                         if link else [])
+        return [_driver(m.group(1))] + (
+            [("link", link.group(1), _value("link", link.group(1)), None, True)] if link else [])
     if "ink is" in text and (m := LINK_UP.search(text)):
         return [("link", m.group(1), _value("link", m.group(1)), None, True)]
-    if ("#" in text or "$" in text) and (prompt := _prompt_platform(text)):
+    if prompt := _prompt_platform(text):
         return prompt
     return []
+
+
+def _driver(name: str) -> Fact:
+    """The NIC or wifi chip a driver name stands for, as a tool printed it."""
+    return ("wifi" if WIFI_DRIVER.match(name) else "nic", name, name, None, True)
+
+
+def _prompt(text: str) -> re.Match[str] | None:
+    """A shell prompt at the line's start (tested only where a "#" or "$" stands)."""
+    return PROMPT.match(text) if "#" in text or "$" in text else None
 
 
 def _by_shape(text: str) -> list[Fact]:
@@ -444,7 +451,7 @@ def _by_shape(text: str) -> list[Fact]:
 
 def _prompt_platform(text: str) -> list[Fact]:
     """The board or OS a shell prompt's host names ("root@OpenWrt:~# iperf3 -c ...")."""
-    m = PROMPT.match(text)
+    m = _prompt(text)
     if m is None:
         return []
     host = m.group(1)
@@ -464,7 +471,7 @@ def _candidate(text: str) -> str | None:
         return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
     if DIGIT.search(text) and _bare_models(text) or "virtio" in text:
         return "words"  # (and "virtio NICs")
-    if ("#" in text or "$" in text) and PROMPT.match(text):
+    if _prompt(text):
         return "shape"  # a shell prompt may name the board
     return "shape" if any(w in text for w in SHAPE_WORDS) else None
 
@@ -506,8 +513,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
             spacy_lines.append(i)
     for i, facts in zip(spacy_lines, _line_facts([doc.text(i) for i in spacy_lines]),
                         strict=True):
-        text = doc.text(i)
-        if facts and ("#" in text or "$" in text) and PROMPT.match(text):
+        if facts and _prompt(doc.text(i)):
             # a command's arguments name no OS ("$ git remote -v show openwrt"); its
             # "modprobe ixgbe" is the machine's NIC
             facts = tuple(f for f in facts if f[0] != "os")
