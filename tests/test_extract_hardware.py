@@ -296,15 +296,24 @@ def test_the_one_pass_prefilter_reads_what_the_substring_tests_read(parts: list[
     assert _reading(text, PREFILTER.hits(text)) == _reading_by_substrings(text)
 
 
+def _line_pieces() -> list[str]:
+    from mlx.extract.hardware import SHAPE_WORDS
+    from mlx.extract.hwvocab import WEAK_WORDS
+    return _pieces() + list(SHAPE_WORDS) + list(WEAK_WORDS) + ["ink", "k is", "-r", "c"]
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_pieces()), max_size=12))
-def test_strong_lines_are_the_lines_a_strong_word_stands_on(parts: list[str]) -> None:
-    from mlx.extract.hardware import _strong_lines
-    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER
+@given(st.lists(st.sampled_from(_line_pieces()), max_size=12))
+def test_line_words_are_the_lines_each_kind_of_word_stands_on(parts: list[str]) -> None:
+    from mlx.extract.hardware import SHAPE_WORDS, _line_words
+    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS
     text = "".join(parts)
-    expected = {i for i, line in enumerate(text.split("\n"))
-                if BODY_HW.search(line) or any(w in line for w in STRONG_LOWER)}
-    assert _strong_lines(text) == expected
+    lines = list(enumerate(text.split("\n")))
+    assert _line_words(text) == {
+        "strong": {i for i, line in lines
+                   if BODY_HW.search(line) or any(w in line for w in STRONG_LOWER)},
+        "shape": {i for i, line in lines if any(w in line for w in SHAPE_WORDS)},
+        "weak": {i for i, line in lines if any(w in line for w in WEAK_WORDS)}}
 
 
 def test_every_strong_pattern_starts_with_its_literal_head() -> None:

@@ -6,7 +6,8 @@ host line such as ``Client: ... NIC I350``, ``Tested on ...``, lscpu, lspci,
 ``uname -a``, a kernel test robot's ``test machine:``, a dmesg ``Link is Up``, or
 hardware named near measured values), ``subject`` where it is what the patch is
 about or merely named.  Lines of a known tool's shape are read by regexes, the
-rest by spaCy's EntityRuler (``mlx.extract.hwvocab``); a NIC or wifi model
+rest by token patterns (``mlx.extract.hwvocab``, read as spaCy's EntityRuler
+would by ``mlx.extract.ruler``); a NIC or wifi model
 written bare (``i211``, ``x550-T2``) is looked up in the PCI/USB ID gazetteer.
 Nothing is read from diff hunks (a driver patch adding ``I210`` to a PCI table
 states no setup), trailers, ``Fixes:``, headers quoted in the body, URLs, paths
@@ -15,6 +16,7 @@ or build-bot branch names (``...next-queue.git 40GbE``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,8 +41,8 @@ from mlx.extract.hwvocab import (
     WEAK_WORDS,
     literal_head,
     nic_tokens,
-    nlp,
     platform_phrases,
+    ruler,
 )
 from mlx.text import TextCache, Words
 
@@ -335,25 +337,32 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     return None
 
 
-# the same words over a Document's text (no-break spaces replaced, wraps joined), on a
-# scanner of their own: the shared one keeps the head for the next extractor
-STRONG_WORDS = Words(STRONG_TAGS)
+# lines of these are read by the shape regexes alone (a kernel, a link)
+SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
+               " v5.", " v6.", " v4.", "driver:", "eproduc", "bps", "cores", "CPUs", "threads",
+               "C/", "socket", " connection",
+               " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
+               "- 4.", "- 5.", "- 6.", " CPU)")
 
 
-def _strong_lines(text: str) -> set[int]:
-    """Indexes of the lines a strong word stands on (BODY_HW or STRONG_LOWER)."""
-    hits = STRONG_WORDS.hits(text)
-    ends = hits.get("lower", [])
+# the same words over a Document's text (no-break spaces replaced, wraps joined), with
+# the words that make a line worth reading by shape (SHAPE_WORDS) or under a host line
+# (WEAK_WORDS), on a scanner of their own: the shared one keeps the head for the next
+# extractor
+LINE_WORDS = Words({**STRONG_TAGS, "shape": SHAPE_WORDS, "weak": WEAK_WORDS})
+NEWLINE = re.compile("\n")
+
+
+def _line_words(text: str) -> dict[str, set[int]]:
+    """Indexes of the lines a strong word (BODY_HW or STRONG_LOWER), a shape word and a
+    weak word stand on, by "strong", "shape" and "weak"."""
+    hits = LINE_WORDS.hits(text)
+    ends = {"strong": hits.get("lower", []), "shape": hits.get("shape", []),
+            "weak": hits.get("weak", [])}
     if "strong" in hits:
-        ends = ends + [m.end() for m in BODY_HW.finditer(text)]
-    lines: set[int] = set()
-    line, prev = 0, 0
-    for pos in sorted(ends):
-        line += text.count("\n", prev, pos)
-        prev = pos
-        lines.add(line)
-    return lines
-
+        ends["strong"] = ends["strong"] + [m.end() for m in BODY_HW.finditer(text)]
+    starts = [m.end() for m in NEWLINE.finditer(text)]
+    return {tag: {bisect.bisect_right(starts, pos) for pos in at} for tag, at in ends.items()}
 
 DIGIT = re.compile(r"\d")
 # "10-Gigabit" of "Intel 82599ES 10-Gigabit SFI/SFP+": a speed in a product name, no model
@@ -462,8 +471,8 @@ def _prompt_platform(text: str) -> list[Fact]:
     return []
 
 
-def _candidate(text: str) -> str | None:
-    """How a line without a strong word may name hardware: "words" (spaCy reads it),
+def _candidate(text: str, shape: bool) -> str | None:
+    """How a line without a strong word may name hardware: "words" (the ruler reads it),
     "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first."""
     words = set(text.lower().translate(WORD_EDGE).split())
     if not words.isdisjoint(platform_words()) or \
@@ -473,7 +482,7 @@ def _candidate(text: str) -> str | None:
         return "words"  # (and "virtio NICs")
     if _prompt(text):
         return "shape"  # a shell prompt may name the board
-    return "shape" if any(w in text for w in SHAPE_WORDS) else None
+    return "shape" if shape else None
 
 
 def extract_hardware(body: str | None, subject: str | None = None) -> list[HardwareRow]:
@@ -485,12 +494,13 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
     if mode is None:
         return []
     doc = Document.of(head)
-    strong = _strong_lines("\n".join(line.text for line in doc.lines))
+    words = _line_words("\n".join(line.text for line in doc.lines))
+    strong = words["strong"]
     # a strong word's paragraph is read too: a setup is described in a block of lines
     window = None if mode == "deep" else {j for i in strong for j in range(i - WINDOW,
                                                                           i + WINDOW + 1)}
     found: dict[int, list[Fact]] = {}
-    spacy_lines: list[int] = []
+    ruled_lines: list[int] = []
     for i, line in enumerate(doc.lines):
         text = line.text
         if window is not None and i not in window:
@@ -498,8 +508,8 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
                 or text[:1] in ("+", "@"):
             continue
-        how = "words" if i in strong else _candidate(text)
-        if how is None and not _near_host_line(doc, i, found):
+        how = "words" if i in strong else _candidate(text, i in words["shape"])
+        if how is None and not (i in words["weak"] and _near_host_line(i, found)):
             continue
         if NOT_SETUP.search(text):
             continue
@@ -510,8 +520,8 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
             if by_shape := _by_shape(text):
                 found[i] = by_shape
         else:
-            spacy_lines.append(i)
-    for i, facts in zip(spacy_lines, _line_facts([doc.text(i) for i in spacy_lines]),
+            ruled_lines.append(i)
+    for i, facts in zip(ruled_lines, _line_facts([doc.text(i) for i in ruled_lines]),
                         strict=True):
         if facts and _prompt(doc.text(i)):
             # a command's arguments name no OS ("$ git remote -v show openwrt"); its
@@ -544,16 +554,17 @@ LINE_FACTS: TextCache[tuple[Fact, ...]] = TextCache(20_000)  # line text -> its 
 
 
 def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
-    """The facts spaCy and the gazetteer find in each line (a line read before in this
+    """The facts the ruler and the gazetteer find in each line (a line read before in this
     process, quoted in a reply or a robot's boilerplate, is not read again)."""
     return LINE_FACTS.get(texts, _read_lines)
 
 
 def _read_lines(texts: list[str]) -> Iterator[tuple[Fact, ...]]:
-    for text, sdoc in zip(texts, nlp().pipe(texts, batch_size=256), strict=True):
-        facts: list[Fact] = [(e.label_, e.text, _value(e.label_, e.text), None, False)
-                             for e in sdoc.ents if e.label_ not in ("nic", "wifi")
-                             or not SPEED_WORD.match(e.text.lower())]
+    read = ruler()
+    for text in texts:
+        facts: list[Fact] = [(label, span, _value(label, span), None, False)
+                             for label, span in read(text) if label not in ("nic", "wifi")
+                             or not SPEED_WORD.match(span.lower())]
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]
         yield tuple(_without_nic_speeds(facts, text))
@@ -579,10 +590,10 @@ def _without_nic_speeds(facts: list[Fact], text: str) -> list[Fact]:
     return out
 
 
-def _near_host_line(doc: Document, i: int, found: dict[int, list[Fact]]) -> bool:
-    """A line under a host line ("Server: 6.7.0-rc1, ..., 196608 MB") is read too."""
-    text = doc.text(i)
-    return any(w in text for w in WEAK_WORDS) and any(j in found for j in range(i - 3, i))
+def _near_host_line(i: int, found: dict[int, list[Fact]]) -> bool:
+    """A line under a host line ("Server: 6.7.0-rc1, ..., 196608 MB") is read too (if a
+    weak word stands on it)."""
+    return any(j in found for j in range(i - 3, i))
 
 
 @cache
@@ -593,11 +604,6 @@ def platform_words() -> frozenset[str]:
 
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
-SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
-               " v5.", " v6.", " v4.", "driver:", "eproduc", "bps", "cores", "CPUs", "threads",
-               "C/", "socket", " connection",
-               " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
-               "- 4.", "- 5.", "- 6.", " CPU)")
 
 
 def _host_of(text: str) -> str | None:

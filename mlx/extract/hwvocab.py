@@ -1,12 +1,13 @@
-"""The words of hardware: token shapes, spaCy EntityRuler patterns, the NIC gazetteer.
+"""The words of hardware: token shapes, token patterns, the NIC gazetteer.
 
-``nlp()`` is an EntityRuler on ``spacy.blank("en")`` (no model download) with a
-whitespace tokenizer, so ``E5-2620``, ``Cortex-A53`` or ``6.7.0-rc1`` stay whole.
-Its patterns come from three places: token shapes (model numbers, versions,
-sizes), the CPU, board and OS names of ``data/platforms.tsv``, and the NIC and
-wifi model tokens of ``data/nics.tsv``, built from the PCI and USB ID databases
-by ``scripts/build_gazetteer.py``.
-"""
+The patterns are written as spaCy Matcher patterns and read by ``ruler()``, an
+entity ruler over a tokenizer that splits at whitespace only and peels brackets,
+quotes and a sentence's punctuation off a token, so ``E5-2620``, ``Cortex-A53`` or
+``6.7.0-rc1`` stay whole (``mlx.extract.ruler``: the same entities spaCy's
+EntityRuler finds, without loading spaCy).  They come from three places: token
+shapes (model numbers, versions, sizes), the CPU, board and OS names of
+``data/platforms.tsv``, and the NIC and wifi model tokens of ``data/nics.tsv``, built
+from the PCI and USB ID databases by ``scripts/build_gazetteer.py``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import re
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from mlx.extract.ruler import Ruler
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -319,23 +322,13 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
     return out
 
 
-_NLP: Any = None
+# spaCy's tokenizer rules for these lines: "Intel(R)" and "Core(TM)" keep their ")"; a
+# sentence's "." and ")" go
+PREFIX = re.compile(r"""^[\(\["'<*]""").search
+SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search
 
 
-def nlp() -> Any:
-    """The blank English pipeline with the tokenizer and rules; built once per process."""
-    global _NLP
-    if _NLP is None:
-        import spacy
-        from spacy.tokenizer import Tokenizer
-        pipe = spacy.blank("en")
-        pipe.tokenizer = Tokenizer(
-            pipe.vocab, prefix_search=re.compile(r"""^[\(\["'<*]""").search,
-            # "Intel(R)" and "Core(TM)" keep their ")"; a sentence's "." and ")" go
-            suffix_search=re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search)
-        ruler: Any = pipe.add_pipe("entity_ruler", config={"overwrite_ents": True})
-        ruler.add_patterns(_patterns() + _gazetteer_patterns())
-        _NLP = pipe
-    return _NLP
-
-
+@cache
+def ruler() -> Ruler:
+    """The rules and the gazetteer as one entity ruler; built once per process."""
+    return Ruler(_patterns() + _gazetteer_patterns(), PREFIX, SUFFIX)
