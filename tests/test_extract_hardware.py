@@ -299,21 +299,25 @@ def test_the_one_pass_prefilter_reads_what_the_substring_tests_read(parts: list[
 def _line_pieces() -> list[str]:
     from mlx.extract.hardware import SHAPE_WORDS
     from mlx.extract.hwvocab import WEAK_WORDS
-    return _pieces() + list(SHAPE_WORDS) + list(WEAK_WORDS) + ["ink", "k is", "-r", "c"]
+    return _pieces() + list(SHAPE_WORDS) + list(WEAK_WORDS) + [
+        "ink", "k is", "-r", "c", "Dell", "ThinkPad", "debian-11", "i211", "X550-T2", "Rasp",
+        "AR9271", "arch", "İ", "ΑΣ"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_line_pieces()), max_size=12))
 def test_line_words_are_the_lines_each_kind_of_word_stands_on(parts: list[str]) -> None:
-    from mlx.extract.hardware import SHAPE_WORDS, _line_words
-    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS
+    from mlx.extract.hardware import SHAPE_WORDS, _line_words, platform_words
+    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS, nic_tokens
     text = "".join(parts)
     lines = list(enumerate(text.split("\n")))
     assert _line_words(text) == {
         "strong": {i for i, line in lines
                    if BODY_HW.search(line) or any(w in line for w in STRONG_LOWER)},
         "shape": {i for i, line in lines if any(w in line for w in SHAPE_WORDS)},
-        "weak": {i for i, line in lines if any(w in line for w in WEAK_WORDS)}}
+        "weak": {i for i, line in lines if any(w in line for w in WEAK_WORDS)},
+        "platform": {i for i, line in lines if any(w in line.lower() for w in platform_words())},
+        "model": {i for i, line in lines if any(w in line.lower() for w in nic_tokens())}}
 
 
 def test_every_strong_pattern_starts_with_its_literal_head() -> None:

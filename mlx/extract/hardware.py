@@ -16,7 +16,6 @@ or build-bot branch names (``...next-queue.git 40GbE``).
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -337,7 +336,7 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     return None
 
 
-# lines of these are read by the shape regexes alone (a kernel, a link)
+# substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
 SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inux", "-rc",
                " v5.", " v6.", " v4.", "driver:", "eproduc", "bps", "cores", "CPUs", "threads",
                "C/", "socket", " connection",
@@ -350,24 +349,44 @@ SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inu
 # (WEAK_WORDS), on a scanner of their own: the shared one keeps the head for the next
 # extractor
 LINE_WORDS = Words({**STRONG_TAGS, "shape": SHAPE_WORDS, "weak": WEAK_WORDS})
-NEWLINE = re.compile("\n")
 
 
 def _line_words(text: str) -> dict[str, set[int]]:
-    """Indexes of the lines a strong word (BODY_HW or STRONG_LOWER), a shape word and a
-    weak word stand on, by "strong", "shape" and "weak"."""
+    """Indexes of the lines a strong word (BODY_HW or STRONG_LOWER), a shape word, a weak
+    word, a platform word and a gazetteer model stand on, by "strong", "shape", "weak",
+    "platform" and "model" (the last two as substrings of the lowercased text)."""
     hits = LINE_WORDS.hits(text)
     ends = {"strong": hits.get("lower", []), "shape": hits.get("shape", []),
             "weak": hits.get("weak", [])}
     if "strong" in hits:
         ends["strong"] = ends["strong"] + [m.end() for m in BODY_HW.finditer(text)]
-    starts = [m.end() for m in NEWLINE.finditer(text)]
-    return {tag: {bisect.bisect_right(starts, pos) for pos in at} for tag, at in ends.items()}
+    lowered = text.lower()
+    lower_hits = _lower_words().hits(lowered)
+    return {**_lines_at(text, ends), **_lines_at(lowered, {
+        "platform": lower_hits.get("platform", []), "model": lower_hits.get("model", [])})}
+
+
+def _lines_at(text: str, ends: dict[str, list[int]]) -> dict[str, set[int]]:
+    """The index of the line each position stands on, by tag."""
+    out: dict[str, set[int]] = {tag: set() for tag in ends}
+    line, prev = 0, 0
+    for pos, tag in sorted((pos, tag) for tag, at in ends.items() for pos in at):
+        line += text.count("\n", prev, pos)
+        prev = pos
+        out[tag].add(line)
+    return out
+
+
+@cache
+def _lower_words() -> Words:
+    return Words({"platform": platform_words(), "model": nic_tokens()})
+
 
 DIGIT = re.compile(r"\d")
 # "10-Gigabit" of "Intel 82599ES 10-Gigabit SFI/SFP+": a speed in a product name, no model
 SPEED_WORD = re.compile(r"\d+(?:\.\d+)?-?(?:gigabit|gbe|gbit|gb|g|mbit|megabit)$")
 NUMBERED_WORD = re.compile(r"(?<!\S)\S*\d\S*")  # a word with a digit in it
+DASH_SLASH = re.compile(r"[-/]")
 
 
 def _bare_models(text: str) -> list[Fact]:
@@ -376,7 +395,7 @@ def _bare_models(text: str) -> list[Fact]:
     out: list[Fact] = []
     for word in NUMBERED_WORD.findall(text.translate(WORD_EDGE)):
         low = word.lower().rstrip(".")
-        hit = tokens.get(low) or tokens.get(re.split(r"[-/]", low)[0])
+        hit = tokens.get(low) or tokens.get(DASH_SLASH.split(low, maxsplit=1)[0])
         if hit and not low.isdigit() and not SPEED_WORD.match(low):
             out.append((hit[0], word.rstrip("."), word.rstrip("."), None, False))
     return out
@@ -471,18 +490,23 @@ def _prompt_platform(text: str) -> list[Fact]:
     return []
 
 
-def _candidate(text: str, shape: bool) -> str | None:
+CANDIDATE_TAGS = ("platform", "model", "shape")
+
+
+def _candidate(text: str, tags: set[str]) -> str | None:
     """How a line without a strong word may name hardware: "words" (the ruler reads it),
-    "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first."""
-    words = set(text.lower().translate(WORD_EDGE).split())
-    if not words.isdisjoint(platform_words()) or \
-            not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_words()):
-        return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
-    if DIGIT.search(text) and _bare_models(text) or "virtio" in text:
+    "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first;
+    ``tags`` are the line's ``_line_words``: a word test needs its substring there."""
+    if "platform" in tags:
+        words = set(text.lower().translate(WORD_EDGE).split())
+        if not words.isdisjoint(platform_words()) or \
+                not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_words()):
+            return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
+    if "model" in tags and DIGIT.search(text) and _bare_models(text) or "virtio" in text:
         return "words"  # (and "virtio NICs")
     if _prompt(text):
         return "shape"  # a shell prompt may name the board
-    return "shape" if shape else None
+    return "shape" if "shape" in tags else None
 
 
 def extract_hardware(body: str | None, subject: str | None = None) -> list[HardwareRow]:
@@ -508,7 +532,8 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         if line.in_diff or line.in_signature or len(text) > MAX_LINE or not text.strip() \
                 or text[:1] in ("+", "@"):
             continue
-        how = "words" if i in strong else _candidate(text, i in words["shape"])
+        how = "words" if i in strong else _candidate(text, {t for t in CANDIDATE_TAGS
+                                                             if i in words[t]})
         if how is None and not (i in words["weak"] and _near_host_line(i, found)):
             continue
         if NOT_SETUP.search(text):
@@ -601,9 +626,6 @@ def platform_words() -> frozenset[str]:
     """The first word of every platform phrase and the makers, lowercase: a line holding
     none names none."""
     return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS)
-
-
-# substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
 
 
 def _host_of(text: str) -> str | None:
