@@ -28,8 +28,17 @@ from mlx.extract.statements import extract_statements
 from mlx.ingest.chunks import Chunk, ReadStats, read_chunk
 from mlx.ingest.defects import strict
 from mlx.ingest.parse import ErrorRecord, MessageRecord
+from mlx.link.patch_columns import subject_parses
 from mlx.link.threads import header_thread_refs
-from mlx.store import HARDWARE, RESULTS, STATEMENTS, messages_table, rows_table, stage
+from mlx.store import (
+    HARDWARE,
+    RESULTS,
+    STATEMENTS,
+    SUBJECT_PARSES,
+    messages_table,
+    rows_table,
+    stage,
+)
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,7 @@ def run_chunk(chunk: Chunk, sink: Sink,
          for r in records])}
     for ex in EXTRACTORS.values():
         tables[ex.table] = rows_table(ex.schema, records, rows[ex.name])
+    tables[SUBJECT_PARSES] = subject_parses(r.subject for r in records)  # the link's, here
     res.parts = stage(sink.store, sink.run, tables)
     _settle()
     return res

@@ -45,6 +45,9 @@ LOCK = "ingest.lock"  # an ingest at work: {"host", "pid", "since"}
 FORMAT = 1
 TABLES = ("messages", "errors", "results", "hardware", "statements")
 EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a message
+# the parse of each chunk's distinct subjects (no rows of a message: not deduplicated),
+# folded into link/subjects and removed by the next link pass
+SUBJECT_PARSES = "subject_parses"
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
@@ -178,7 +181,7 @@ class Store:
     def ensure(self) -> None:
         """The table folders, made once per Store (not once per chunk taken)."""
         if not self._ensured:
-            for sub in TABLES:
+            for sub in (*TABLES, SUBJECT_PARSES):
                 self.fs.makedirs(self._at(sub), exist_ok=True)
             self._ensured = True
 
@@ -222,7 +225,7 @@ class Store:
         name = f"part-{self.run}-c{self._seq:06d}.parquet"
         for table in sorted(staged, key=lambda t: t == "messages"):
             final = self._at(table, name)
-            if keep is None:
+            if keep is None or table == SUBJECT_PARSES:
                 self.fs.mv(staged[table], final)
                 continue
             data = self.read_part(staged[table])

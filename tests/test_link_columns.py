@@ -87,6 +87,33 @@ def test_stored_subjects_are_reparsed_when_the_parser_changes(tmp_path: Path,
     assert set(st.read_link("patches").column("title").to_pylist()) == {"stale"}
 
 
+def test_the_workers_parse_the_subjects_and_the_link_pass_folds_them_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mlx.link as link_module
+    given: list[tuple[set[str], set[str]]] = []  # (the messages' subjects, those known)
+    real = link_module.parse_subjects
+
+    def recording(subject: pa.ChunkedArray, known: pa.Table | None) -> object:
+        given.append(({s for s in subject.to_pylist() if s is not None},
+                      set() if known is None else set(known.column("subject").to_pylist())))
+        return real(subject, known)
+
+    monkeypatch.setattr(link_module, "parse_subjects", recording)
+    store = str(tmp_path / "s")
+    for name in ("patch-attribution.mbox", "series-out-of-order.mbox"):
+        mlx.ingest([str(DATA / "threads" / name)], store=store, workers=1)
+        subjects, known = given[-1]
+        assert subjects and subjects <= known  # none left to parse in the link pass
+        st = Store(store)
+        assert st.part_paths("subject_parses") == []  # folded into link/subjects
+        stored = st.read_link("subjects")
+        assert stored is not None and set(stored.column("subject").to_pylist()) == known
+        assert len(stored) == len(known)  # each subject once
+    assert given[0][1] < given[1][1]
+    monkeypatch.setattr(link_module, "parse_subjects", real)
+    _same_tables(tmp_path / "s")
+
+
 @pytest.mark.parametrize("source", [
     DATA / "threads" / "ghosts-loops-dups.mbox", DATA / "threads" / "series-out-of-order.mbox",
     DATA / "threads" / "versions-and-intruder.mbox", DATA / "threads" / "patch-attribution.mbox",

@@ -4,7 +4,8 @@ Runs after every ingest (a new message can complete an old thread) and
 replaces the tables under ``<store>/link/``: ``messages`` (uid → thread_id,
 parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports`` and
 ``claims``; ``subjects`` keeps the parse of every distinct subject, so the next pass
-parses only the new ones.  It works on Arrow and numpy columns (``columns`` threads,
+parses only the new ones (the workers parse each chunk's into ``subject_parses`` parts,
+which the pass folds in and removes).  It works on Arrow and numpy columns (``columns`` threads,
 ``patch_columns`` links patches), reading a few columns at a time, so its memory is
 a few hundred bytes per message; ``reference`` is the same pass message by message.
 """
@@ -18,10 +19,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link.columns import Threading, encode_ids, stamps, take_codes, thread_codes
-from mlx.link.patch_columns import link_patch_columns, parse_subjects, patch_batches
+from mlx.link.patch_columns import (
+    known_subjects,
+    link_patch_columns,
+    parse_subjects,
+    patch_batches,
+)
 from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import Store
+from mlx.store import SUBJECT_PARSES, Store
 
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
@@ -44,11 +50,20 @@ def link(st: Store) -> dict[str, int]:
     uid = table.column("uid").combine_chunks()
     th = thread_codes(uid, table.column("date"), codes)
     del table, codes
+    # the subjects the workers parsed, folded into the last pass's: only the subjects of
+    # messages stored before (or by another parser) are parsed here
+    staged = st.part_paths(SUBJECT_PARSES)
+    last = st.read_link("subjects")
+    known = known_subjects([*([last] if last is not None else []),
+                            *(st.read_part(p) for p in staged)])
     subjects, seen = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"),
-                                    st.read_link("subjects"))
-    if seen is not None:
-        st.write_link("subjects", seen)  # the next pass parses only the subjects new since
-    del seen
+                                    known)
+    if seen is not None or staged:
+        # the next pass parses only the subjects new since
+        st.write_link("subjects", seen if seen is not None else known)
+    for path in staged:
+        st.fs.rm(path)
+    del seen, known, last
     facts = st.read("messages", MESSAGES, [*FACT_COLUMNS, "from_addr", "list_id"])
     lists = pc.count_distinct(facts.column("list_id")).as_py()
     from_addr = facts.column("from_addr").combine_chunks()

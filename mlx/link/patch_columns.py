@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -70,6 +72,7 @@ class Subjects:
         return self.column(name)[self.code[rows]]
 
 
+@cache
 def parser_version() -> str:
     """A hash of the code that parses a subject: a stored parse of another is stale."""
     from mlx.link import patches, subjects
@@ -96,13 +99,9 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
           else pa.nulls(missing, pa.int32()))
     new_rows = np.flatnonzero(numpy(pc.is_null(at), True, bool)) if missing else \
         np.zeros(0, dtype=np.int64)
-    batches = []
-    for start in range(0, len(new_rows), BATCH):
-        values = text.take(pa.array(new_rows[start:start + BATCH])).to_pylist()
-        batches.append(_parsed([parse_subject(v) for v in values])
-                       .append_column("subject", pa.array(values, pa.string())))
-        parse_subject.cache_clear()  # its entries would outlive the batch
-    schema = _parsed([]).append_column("subject", pa.array([], pa.string())).schema
+    batches = [subject_parses(text.take(pa.array(new_rows[start:start + BATCH])).to_pylist())
+               for start in range(0, len(new_rows), BATCH)]
+    schema = subject_parses([]).schema
     seen = pa.concat_tables([*([known.select(schema.names).cast(schema)] if known is not None
                                 else []), *batches]) if (known is not None or batches) \
         else schema.empty_table()
@@ -114,6 +113,30 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
     changed = known is None or len(new_rows) > 0
     seen = seen.replace_schema_metadata({"parser": version}) if changed else None
     return Subjects(text, parsed.combine_chunks(), code), seen
+
+
+def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
+    """The parse of each distinct subject given (none of a missing one), with its text in
+    ``subject`` and the parser's version in the schema's metadata: what a worker hands
+    the link pass for its chunk's subjects, and the rows of ``link/subjects``."""
+    values = [v for v in dict.fromkeys(subjects) if v is not None]
+    table = _parsed([parse_subject(v) for v in values]).append_column(
+        "subject", pa.array(values, pa.string()))
+    parse_subject.cache_clear()  # its entries would outlive the batch
+    return table.replace_schema_metadata({"parser": parser_version()})
+
+
+def known_subjects(parts: list[pa.Table]) -> pa.Table | None:
+    """The parses of ``parts`` (``subject_parses`` tables: the last link pass's and the
+    workers' since) of the current parser, each subject once; None if none are."""
+    version = parser_version().encode()
+    fresh = [t for t in parts if (t.schema.metadata or {}).get(b"parser") == version]
+    if not fresh:
+        return None
+    schema = subject_parses([]).schema
+    table = pa.concat_tables([t.select(schema.names).cast(schema) for t in fresh])
+    first = np.sort(np.unique(encode(table.column("subject"))[1], return_index=True)[1])
+    return table.take(pa.array(first)).combine_chunks()
 
 
 def _parsed(subjects: list[Subject]) -> pa.Table:
