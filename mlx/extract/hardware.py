@@ -17,7 +17,7 @@ or build-bot branch names (``...next-queue.git 40GbE``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -329,11 +329,23 @@ PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), **STRONG_TAGS},
 def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     """How much of a body to read: "deep" (every own line: a setup is described or values
     measured), "strong" (only lines naming hardware by a strong word), or None."""
-    if "setup" in hits or ("rate" in hits and RATE.search(head) is not None):
+    # a RATE match ends with the "bps"/"pps" found, 4 or 5 characters after its digit
+    if "setup" in hits or any(RATE.match(head, end - back) for end in hits.get("rate", ())
+                              for back in (4, 5) if end >= back):
         return "deep"
-    if "lower" in hits or ("strong" in hits and BODY_HW.search(head) is not None):
+    if "lower" in hits or _confirmed(head, hits.get("strong", ())):
         return "strong"
     return None
+
+
+HEAD_LENGTHS = sorted({len(literal_head(p)) for p in STRONG})
+
+
+def _confirmed(text: str, ends: Iterable[int]) -> list[int]:
+    """The ends of the literal heads found where a BODY_HW match starts: a match starts
+    with a head, so it is tried only there, not at every character of the text."""
+    return [end for end in ends if any(BODY_HW.match(text, end - n + 1)
+                                       for n in HEAD_LENGTHS if end - n + 1 >= 0)]
 
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
@@ -359,7 +371,7 @@ def _line_words(text: str) -> dict[str, set[int]]:
     ends = {"strong": hits.get("lower", []), "shape": hits.get("shape", []),
             "weak": hits.get("weak", [])}
     if "strong" in hits:
-        ends["strong"] = ends["strong"] + [m.end() for m in BODY_HW.finditer(text)]
+        ends["strong"] = ends["strong"] + _confirmed(text, hits["strong"])
     lowered = text.lower()
     lower_hits = _lower_words().hits(lowered)
     return {**_lines_at(text, ends), **_lines_at(lowered, {
