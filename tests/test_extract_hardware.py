@@ -637,3 +637,23 @@ def test_a_board_config_in_review_is_no_setup_heading() -> None:
             "config:\n\tcompatible = \"mediatek,mt7621-soc\";\n\tMT7621A SoC\n")
     rows = facts(text, "Re: [PATCH] ramips: add support for Foo")
     assert not [r for r in rows if r[2] == "setup"], rows
+
+
+def test_a_field_a_device_or_a_driver_before_a_colon_is_no_host() -> None:
+    text = """\
+Tested on my router, throughput went from 310 Mbit/s to 450 Mbit/s:
+
+Kernel version: 6.6.30
+SoC Type: MediaTek MT7621
+Hardwares tested: Xiaomi Mi Router 4A Gigabit
+Distributor ID: Ubuntu
+filename:       /lib/modules/6.1.0/kernel/drivers/net/wireless/ath/ath10k/ath10k_pci.ko
+usb 2-1: new high-speed USB device number 3 using xhci_hcd, RTL8812AU
+ath10k_pci 0000:01:00.0: qca988x hw2.0 target 0x4100016c chip_id 0x043202ff
+ath10k: QCA9880 on the other box
+kube-4: 2x Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz
+"""
+    hosts = {(r.host, r.text) for r in extract_hardware(text)}
+    assert ("kube-4", "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz") in hosts
+    assert {h for h, _ in hosts} == {None, "kube-4"}, hosts
+    assert (None, "6.6.30") in hosts and (None, "MT7621") in hosts

@@ -650,6 +650,30 @@ def _host_of(text: str) -> str | None:
     return p.group(1) if p else None
 
 
+# the words of a field's name in a tool's output or a hand-written list ("Kernel version:",
+# "SoC Type:", "Hardwares tested:", "Distributor ID:", modinfo's "filename:"), not of a host
+FIELD_WORDS = {"version", "type", "name", "model", "tested", "used", "platform", "card", "id",
+               "modules", "project", "arch", "is", "on", "step", "kernel", "hardware",
+               "hardwares", "hw", "soc", "target", "image", "firmware", "distributor", "system",
+               "product", "device", "regarding", "upstream", "userspace", "description",
+               "subsystem", "vermagic", "depends", "message", "codename", "devicename", "issue",
+               "error", "user-agent", "drivers", "trace", "filename", "index", "notice", "fwiw",
+               "but", "an", "dram", "eth", "gbe", "usb", "wlan0", "wlan1", "wlan2"}
+# a kernel log's device ("usb 2-1:", "ath10k_ahb a000000.wifi:"), a driver's or a
+# platform's prefix ("ath10k:", "ramips:"), a commit's short hash
+NOT_HOST = re.compile(r"(?i)^(?:usb|pci|wlan\d|[0-9a-f]{7,40}|ath\d+k\w*|ath79|ar71xx|ramips|"
+                      r"mt76\w*|iwlwifi|mwifiex|rtw\w*|brcmf\w*)\b|^\W+$|^\w$")
+
+
+def _machine(prefix: str | None) -> str | None:
+    """A line's prefix as the host its facts are on: none where it names a field, a device
+    or a driver (the line still reads as a setup line)."""
+    if prefix is None or NOT_HOST.search(prefix) is not None or \
+            not FIELD_WORDS.isdisjoint(prefix.lower().split()):
+        return None
+    return prefix
+
+
 def _line_host(i: int, doc: Document, found: dict[int, list[Fact]]) -> str | None:
     """The host of line i: its own prefix, or that of the line its indentation continues."""
     depth, text = doc.depth(i), doc.text(i)
@@ -732,8 +756,8 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
                     kind in ("wifi", "nic") and re.search(
                         re.escape(span) + SOFTWARE_AFTER, text) is not None)):
                 setup = False  # "I would like to test a QCA9377", "the ath10k firmware"
-            out.append(HardwareRow(own_host or host, kind, span, value, i + 1, line.depth > 0,
-                                   line.depth, text.strip()[:500],
+            out.append(HardwareRow(own_host or _machine(host), kind, span, value, i + 1,
+                                   line.depth > 0, line.depth, text.strip()[:500],
                                    "setup" if setup else "subject"))
     return out
 
