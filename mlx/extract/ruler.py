@@ -14,7 +14,10 @@ pattern's regexes at every token of every line.  ``Ruler`` gives the same entiti
 - every match of every pattern, then, as the EntityRuler does, the longest first (the
   leftmost of equal length), skipping any that overlaps one taken.
 
-``tests/extract/test_ruler.py`` checks it against spaCy itself on lines of each shape.
+``tests/test_extract_ruler.py`` checks it against spaCy itself on lines of each shape.
+Where two labels' patterns match one span exactly, the first pattern's label is kept;
+spaCy's pick there follows the order of a Python set of (label hash, start, end), so on
+the corpus the same chip got either label at two places of one line.
 """
 
 from __future__ import annotations

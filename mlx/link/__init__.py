@@ -51,7 +51,9 @@ def link(st: Store) -> dict[str, int]:
     th = thread_codes(uid, table.column("date"), codes)
     del table, codes
     # the subjects the workers parsed, folded into the last pass's: only the subjects of
-    # messages stored before (or by another parser) are parsed here
+    # messages stored before (or by another parser) are parsed here.  A chunk whose
+    # messages were all stored before (or that crashed) adds subjects no message has: a
+    # cache keyed by the subject's text, so they are only never looked up
     staged = st.part_paths(SUBJECT_PARSES)
     last = st.read_link("subjects")
     known = known_subjects([*([last] if last is not None else []),
