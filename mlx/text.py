@@ -131,6 +131,15 @@ class Scanner:
         return built
 
 
+def matched_at(rx: re.Pattern[str], text: str, ends: Iterable[int],
+               backs: Iterable[int]) -> list[int]:
+    """The ends (of a literal a scan found) where ``rx`` matches from ``back`` characters
+    before one of them: a pattern whose every match holds that literal at a known offset is
+    tried there only, not at every character of the text."""
+    backs = tuple(backs)
+    return [end for end in ends if any(rx.match(text, end - b) for b in backs if end >= b)]
+
+
 class Words:
     """One prefilter's tagged words, found by a ``Scanner`` (its own, or one it shares
     with other prefilters that read the same texts)."""

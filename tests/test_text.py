@@ -37,3 +37,15 @@ def test_a_lone_surrogate_is_scanned_with_its_positions_kept() -> None:
     words = Words({"unit": ("Mbits/sec",)})
     text = "\ud800 Tested: 940 Mbits/sec"
     assert words.hits(text) == {"unit": [len(text) - 1]}
+
+
+def test_matched_at_tries_the_pattern_only_at_its_offsets_before_a_found_literal() -> None:
+    import re
+
+    from mlx.text import matched_at
+    rx = re.compile(r"\d[ \t]?Mbps")
+    text = "Mbps at 940 Mbps and 80Mbps"
+    ends = [m.end() - 1 for m in re.finditer("bps", text)]  # where a scan ends "bps"
+    assert matched_at(rx, text, ends, (4, 5)) == ends[1:]  # the first has no digit before
+    assert matched_at(rx, text, ends, (4,)) == ends[2:]  # "940 Mbps" starts 5 back
+    assert matched_at(rx, text, [2], (4, 5)) == []  # no start before the text's

@@ -43,7 +43,7 @@ from mlx.extract.hwvocab import (
     platform_phrases,
     ruler,
 )
-from mlx.text import TextCache, Words
+from mlx.text import TextCache, Words, matched_at
 
 # what makes a message worth reading for its setup besides a strong word: measured
 # values, or a line that says what something ran on (plain substrings: C speed)
@@ -330,22 +330,20 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     """How much of a body to read: "deep" (every own line: a setup is described or values
     measured), "strong" (only lines naming hardware by a strong word), or None."""
     # a RATE match ends with the "bps"/"pps" found, 4 or 5 characters after its digit
-    if "setup" in hits or any(RATE.match(head, end - back) for end in hits.get("rate", ())
-                              for back in (4, 5) if end >= back):
+    if "setup" in hits or matched_at(RATE, head, hits.get("rate", ()), (4, 5)):
         return "deep"
     if "lower" in hits or _confirmed(head, hits.get("strong", ())):
         return "strong"
     return None
 
 
-HEAD_LENGTHS = sorted({len(literal_head(p)) for p in STRONG})
+# a BODY_HW match starts with a STRONG pattern's literal head: one of these before its end
+HEAD_BACKS = sorted({len(literal_head(p)) - 1 for p in STRONG})
 
 
 def _confirmed(text: str, ends: Iterable[int]) -> list[int]:
-    """The ends of the literal heads found where a BODY_HW match starts: a match starts
-    with a head, so it is tried only there, not at every character of the text."""
-    return [end for end in ends if any(BODY_HW.match(text, end - n + 1)
-                                       for n in HEAD_LENGTHS if end - n + 1 >= 0)]
+    """The ends of the literal heads found where a BODY_HW match starts."""
+    return matched_at(BODY_HW, text, ends, HEAD_BACKS)
 
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)

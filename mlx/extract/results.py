@@ -23,7 +23,7 @@ from mlx.extract.conditions import condition_of, effective_conditions
 from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
-from mlx.text import Words
+from mlx.text import Words, matched_at
 
 # a body without any of these holds no result: most messages stop here (all found in
 # one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings", "https", so they
@@ -152,8 +152,7 @@ def may_hold_results(body: str) -> bool:
         return True
     # a BODY_RATE match ends one past a "pps"/"tps" and starts 2-5 characters before
     # its end: tried there only, not at every digit and blank of the body
-    return any(BODY_RATE.match(body, start) for end in hits.get("rate", ())
-               for start in range(max(0, end - 5), end - 1))
+    return bool(matched_at(BODY_RATE, body, hits.get("rate", ()), range(2, 6)))
 
 
 def extract_results(body: str | None, subject: str | None = None) -> list[ResultRow]:

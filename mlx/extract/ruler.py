@@ -142,8 +142,8 @@ class Ruler:
         if bits is None:
             low = token.lower()
             bits = self.lower.get(low, 0) | self.text.get(token, 0)
-            if self.any_regex is not None and self.any_regex.search(token) or \
-                    self.any_regex is not None and low != token and self.any_regex.search(low):
+            rx = self.any_regex
+            if rx is not None and (rx.search(token) or (low != token and rx.search(low))):
                 for bit, attr, rx in self.regex:
                     if rx.search(low if attr == "LOWER" else token):
                         bits |= bit
