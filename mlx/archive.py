@@ -244,15 +244,27 @@ class Archive:
                 f"SELECT * FROM read_parquet({_list(parts)}, union_by_name=true)" if parts
                 else _empty_select(table_schema)))
         for name, table_schema in LINK_TABLES.items():
-            path = self.store.link_path("messages" if name == "links" else name)
-            con.execute(f"CREATE VIEW {name} AS " + (
-                f"SELECT * FROM read_parquet({_list([path])})" if path
-                else _empty_select(table_schema)))
+            con.execute(f"CREATE VIEW {name} AS " + self._link_select(name, table_schema))
         con.execute("CREATE VIEW messages AS SELECT m.*, l.thread_id, l.parent_id, l.depth, "
                     "l.patch_id FROM messages_parts m LEFT JOIN links l USING (uid)")
         for name in ("errors", *EXTRACTED):
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM {name}_parts")
         return con
+
+    def _link_select(self, name: str, table_schema: pa.Schema) -> str:
+        """The live rows of a link table: its base and deltas, less the rows a later
+        delta voids (as ``Store.read_link``)."""
+        from mlx.store import LINK_KEYS
+        stored = "messages" if name == "links" else name
+        files = self.store.link_files(stored)
+        if not files:
+            return _empty_select(table_schema)
+        key = _quote(LINK_KEYS.get(stored) or "uid")
+        return " UNION ALL ".join(
+            f"SELECT * FROM read_parquet({_list([path])})" + (
+                f" WHERE {key} IS NULL OR {key} NOT IN (SELECT {key} FROM "
+                f"read_parquet({_list(dead)}))" if dead else "")
+            for path, dead in files)
 
     def dask(self, name: str) -> Any:
         """A ``dask.dataframe`` over the Parquet parts of one table (for a cluster)."""
@@ -262,8 +274,13 @@ class Archive:
             raise MlxError("dask is not installed; pip install 'mlx-mailarchive[dask]'") \
                 from None
         if name in LINK_TABLES:
-            path = self.store.link_path("messages" if name == "links" else name)
-            parts = [path] if path else []
+            stored = "messages" if name == "links" else name
+            files = self.store.link_files(stored)
+            if any(dead for _, dead in files):  # deltas in force: the live rows
+                table = self.store.read_link(stored)
+                assert table is not None
+                return dd.from_pandas(table.to_pandas(), npartitions=len(files))
+            parts = [path for path, _ in files]
         else:
             parts = self.store.part_paths(name)
         if not parts:

@@ -5,7 +5,8 @@ Layout of a store (a directory, or an fsspec URL such as ``s3://bucket/lore``)::
     mlx-store.json            manifest: format version, per-source progress, runs
     messages/part-*.parquet   one file per chunk of input
     results/ hardware/ statements/ errors/   the same
-    link/*.parquet            the link stage's tables, replaced by every run
+    link/*.parquet            the link stage's tables: a base, replaced by a full pass,
+                              and deltas of the incremental passes since (see below)
     staging/<run>/            parts the workers wrote, not yet taken by the driver
 
 Workers write their parts under ``staging/``; the driver, taking chunks in
@@ -49,6 +50,9 @@ EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a 
 # folded into link/subjects and removed by the next link pass
 SUBJECT_PARSES = "subject_parses"
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
+LINK_DELTA = re.compile(r".+\.\d+\.parquet(?:\.tmp)?")  # link/<name>.<gen>.parquet
+# the key of a link table's rows, which dead files void (None: rows are never voided)
+LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None}
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
 RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
@@ -289,21 +293,91 @@ class Store:
                 else pa.nulls(len(data), f.type) for f in want]
         return pa.Table.from_arrays(cols, schema=want)
 
-    def write_link(self, name: str, data: pa.Table) -> None:
-        """Replace one table of the link stage (recomputed over the whole store)."""
+    # The link tables are a base file, replaced by a full link pass, and one delta file
+    # per incremental pass since (``link/<name>.<gen>.parquet``, the generations listed
+    # in ``link/info.json``): a delta holds the rows of every message its pass re-linked,
+    # and ``link/dead.<gen>.parquet`` the uids (and thread ids) whose rows in the files
+    # before it are void.  ``read_link`` gives the live rows.
+
+    def _link_file(self, name: str, gen: int = 0) -> str:
+        return self._at("link", f"{name}.parquet" if not gen else f"{name}.{gen}.parquet")
+
+    def write_link(self, name: str, data: pa.Table, gen: int = 0) -> None:
+        """Write one table of the link stage: the base (``gen`` 0) or a delta."""
         self.fs.makedirs(self._at("link"), exist_ok=True)
-        write_parquet(self.fs, self._at("link", f"{name}.parquet"), data)
+        write_parquet(self.fs, self._link_file(name, gen), data)
 
     def write_link_batches(self, name: str, schema: pa.Schema,
-                           batches: Iterable[pa.RecordBatch]) -> None:
+                           batches: Iterable[pa.RecordBatch], gen: int = 0) -> None:
         """``write_link`` of a table made batch by batch (never whole in memory)."""
         self.fs.makedirs(self._at("link"), exist_ok=True)
-        path = self._at("link", f"{name}.parquet")
+        path = self._link_file(name, gen)
         with pq.ParquetWriter(path + ".tmp", schema, compression="zstd",
                               filesystem=self.fs) as writer:
             for batch in batches:
                 writer.write_batch(batch)
         self.fs.mv(path + ".tmp", path)
+
+    def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array) -> None:
+        """What delta ``gen`` voids in the files before it: rows of these uids (threads:
+        of these thread ids)."""
+        self.write_link("dead", pa.table({"uid": uids.cast(pa.string())}), gen)
+        self.write_link("dead-threads", pa.table({"thread_id": thread_ids.cast(pa.string())}),
+                        gen)
+
+    def link_gens(self) -> list[int]:
+        """The deltas in force, oldest first."""
+        return [int(g) for g in self.link_info().get("gens", [])]
+
+    def clear_link_deltas(self) -> None:
+        """Remove every delta and dead file (a full pass replaces the base)."""
+        d = self._at("link")
+        if self.fs.isdir(d):
+            for path in self.fs.ls(d, detail=False):
+                if LINK_DELTA.fullmatch(path.rsplit("/", 1)[-1]):
+                    self.fs.rm(path)
+
+    def link_files(self, name: str) -> list[tuple[str, list[str]]]:
+        """(file, the dead files voiding rows of it) of a link table, base first; []
+        when it was never written."""
+        base = self._link_file(name)
+        if not self.fs.exists(base):
+            return []
+        gens = self.link_gens()
+        dead = "dead-threads" if LINK_KEYS.get(name, "uid") == "thread_id" else "dead"
+        files = [(0, base)] + [(g, self._link_file(name, g)) for g in gens]
+        keyed = LINK_KEYS.get(name, "uid") is not None
+        return [(path, [self._link_file(dead, later) for later in gens if later > g]
+                 if keyed else []) for g, path in files]
+
+    def read_link(self, name: str, uids: Iterable[str] | None = None,
+                  columns: list[str] | None = None) -> pa.Table | None:
+        """The live rows of a table of the link stage (only the rows of ``uids``, only
+        ``columns``, if given), None when it was never written."""
+        files = self.link_files(name)
+        if not files:
+            return None
+        key = LINK_KEYS.get(name, "uid")
+        cols = columns if columns is None or key is None or key in columns \
+            else [*columns, key]
+        wanted = None if uids is None else pa.array(list(uids), pa.string())
+        voided: dict[str, pa.Array] = {}
+        tables = []
+        for path, dead in files:
+            table = pq.read_table(path, filesystem=self.fs, columns=cols,
+                                  filters=None if wanted is None else [("uid", "in", wanted)])
+            if dead:
+                for d in dead:
+                    if d not in voided:
+                        voided[d] = pq.read_table(d, filesystem=self.fs).column(0)
+                keys = pa.chunked_array([voided[d] for d in dead]).combine_chunks()
+                if len(keys):
+                    table = table.filter(pc.invert(pc.is_in(table.column(key), value_set=keys)))
+            tables.append(table)
+        out = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+        if columns is not None and key is not None and key not in columns:
+            out = out.drop_columns([key])
+        return out
 
     def part_facts(self, known: dict[str, Any] | None = None) -> dict[str, dict[str, list]]:
         """{table: {part file: [bytes, rows, first date, last date]}} of the parts readers
@@ -340,6 +414,9 @@ class Store:
         if table in TABLES:
             facts = facts or self.part_facts(self.link_info().get("parts"))
             return sum(f[1] for f in facts[table].values())
+        rows = self.link_info().get("rows", {})
+        if table in rows:  # the link pass counted the live rows (deltas and all)
+            return int(rows[table])
         path = self.link_path(table)
         return pq.read_metadata(path, filesystem=self.fs).num_rows if path else 0
 
@@ -365,20 +442,9 @@ class Store:
             return dict(json.load(fh))
 
     def link_path(self, name: str) -> str | None:
-        """Where a table of the link stage is, when it was written."""
-        path = self._at("link", f"{name}.parquet")
+        """Where the base of a table of the link stage is, when it was written."""
+        path = self._link_file(name)
         return path if self.fs.exists(path) else None
-
-    def read_link(self, name: str, uids: Iterable[str] | None = None,
-                  columns: list[str] | None = None) -> pa.Table | None:
-        """A table of the link stage (only the rows of ``uids``, only ``columns``, if
-        given), None when it was never written."""
-        path = self._at("link", f"{name}.parquet")
-        if not self.fs.exists(path):
-            return None
-        return pq.read_table(path, filesystem=self.fs, columns=columns,
-                             filters=None if uids is None else
-                             [("uid", "in", pa.array(list(uids), pa.string()))])
 
 
 def _alive(pid: Any) -> bool:

@@ -12,22 +12,35 @@ a few hundred bytes per message; ``reference`` is the same pass message by messa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from mlx.link.columns import Threading, encode_ids, stamps, take_codes, thread_codes
+from mlx.link.incremental import (
+    Plan,
+    Rows,
+    SubsetStore,
+    components,
+    link_version,
+    message_keys,
+    plan,
+)
 from mlx.link.patch_columns import (
     known_subjects,
     link_patch_columns,
     parse_subjects,
     patch_batches,
+    patch_kinds,
+    subject_parses,
 )
 from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import SUBJECT_PARSES, Store
+from mlx.store import EXTRACTED, SUBJECT_PARSES, Store
 
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
@@ -38,56 +51,199 @@ def link_store(path: str) -> dict[str, int]:
     return link(Store(path))
 
 
-def link(st: Store) -> dict[str, int]:
-    """Recompute threads and patches for the whole store; counts for the summary."""
-    table = st.read("messages", MESSAGES, ["message_id", "thread_refs"])
+def link(st: Store, full: bool = False) -> dict[str, int]:
+    """Link the store: re-link only the messages new since the last pass and those they
+    touch (``mlx.link.incremental``), or the whole store (``full``, the first pass, a
+    pass with other code, a store whose parts changed, or deltas grown past
+    ``COMPACT`` of it); counts for the summary."""
+    info = st.link_info()
+    todo = None if full else _incremental_plan(st, info)
+    if todo is None:
+        return _full(st, info)
+    if not len(todo.uids):  # nothing new
+        return dict(info["counts"])
+    return _incremental(st, info, todo)
+
+
+def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
+    if len(files := st.link_files("subjects")) > 1:  # the deltas' parses kept, in the base
+        stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files])
+        if stored is not None:
+            st.write_link("subjects", stored)
+    st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
+    st.clear_link_deltas()
+    done = _pass(st, Rows(st), 0, 0)
+    counts = done.counts
+    counts["claims"] = write_claims(st)
+    facts = st.read("messages", MESSAGES, ["list_id"])
+    lists = sorted(v for v in pc.unique(facts.column("list_id")).to_pylist() if v is not None)
+    _commit(st, info, counts, lists, [], done.comps, 0, done.n)
+    return counts
+
+
+def _commit(st: Store, old: dict[str, Any], counts: dict[str, int], lists: list[str],
+            gens: list[int], next_comp: int, delta_rows: int, messages: int) -> None:
+    """The pass in force: ``link/info.json`` names its deltas (written last; ``old``, the
+    last pass's, holds the part facts already read)."""
+    rows = {"threads": counts["threads"], "patches": counts["patches"],
+            "reports": counts["reports"], "claims": counts["claims"], "links": messages}
+    st.write_link_info({
+        "lists": len(lists), "list_ids": lists, "parts": st.part_facts(old.get("parts")),
+        "link": link_version(), "gens": gens, "next_comp": next_comp,
+        "delta_rows": delta_rows, "rows": rows, "counts": counts})
+    for path in st.part_paths(SUBJECT_PARSES):  # folded into link/subjects
+        st.fs.rm(path)
+
+
+@dataclass
+class Pass:
+    n: int  # messages linked
+    comps: int  # the next component label
+    counts: dict[str, int]
+
+
+def _pass(st: Store, rows: Rows, gen: int, comp_base: int) -> Pass:
+    """Link the messages of ``rows`` (the whole store, or whole components of it), the
+    tables written as the base (``gen`` 0) or as delta ``gen``."""
+    table = rows.read(["message_id", "thread_refs"])
     refs = table.column("thread_refs")
     if refs.null_count:
-        refs = _old_thread_refs(st, table)
+        refs = _old_thread_refs(rows, table)
     codes = encode_ids(table.column("message_id"), refs)
     del table, refs  # the ids are codes now: the strings go
-    table = st.read("messages", MESSAGES, ["uid", "date"])
+    table = rows.read(["uid", "date"])
     uid = table.column("uid").combine_chunks()
     th = thread_codes(uid, table.column("date"), codes)
-    del table, codes
-    # the subjects the workers parsed, folded into the last pass's: only the subjects of
-    # messages stored before (or by another parser) are parsed here.  A chunk whose
-    # messages were all stored before (or that crashed) adds subjects no message has: a
-    # cache keyed by the subject's text, so they are only never looked up
-    staged = st.part_paths(SUBJECT_PARSES)
-    last = st.read_link("subjects")
-    known = known_subjects([*([last] if last is not None else []),
-                            *(st.read_part(p) for p in staged)])
-    subjects, seen = parse_subjects(st.read("messages", MESSAGES, ["subject"]).column("subject"),
-                                    known)
-    if seen is not None or staged:
-        # the next pass parses only the subjects new since
-        st.write_link("subjects", seen if seen is not None else known)
-    for path in staged:
-        st.fs.rm(path)
-    del seen, known, last
-    facts = st.read("messages", MESSAGES, [*FACT_COLUMNS, "from_addr", "list_id"])
-    lists = pc.count_distinct(facts.column("list_id")).as_py()
+    del table
+    stored, known = _known_subjects(st)
+    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known)
+    if gen == 0:
+        if seen is not None or st.part_paths(SUBJECT_PARSES):
+            # the next pass parses only the subjects new since
+            st.write_link("subjects", seen if seen is not None else known)
+    else:  # only what the stored parses lack
+        new = (seen if seen is not None else known)
+        st.write_link("subjects", new.slice(stored) if new is not None
+                      else subject_parses([]), gen)
+    del seen, known
+    facts = rows.read([*FACT_COLUMNS, "from_addr"])
     from_addr = facts.column("from_addr").combine_chunks()
     linked = link_patch_columns(th, uid, subjects, facts, from_addr)
-    del facts, from_addr
+    keys = message_keys(codes, subjects, linked.is_patch, from_addr)
+    comp = components(th.n, keys, codes)
+    st.write_link("keys", keys.table(uid, comp_base + comp), gen)
+    n_comps = int(comp.max()) + 1 if len(comp) else 0
+    del facts, codes, keys, comp
     st.write_link_batches("patches", PATCHES, patch_batches(
-        th, uid, subjects, linked.patches, linked.pid, linked.keys, PATCH_ROWS))
+        th, uid, subjects, linked.patches, linked.pid, linked.keys, PATCH_ROWS), gen)
     del linked.patches
-    st.write_link_batches("messages", LINKS, _links(th, uid, linked.patch_id))
+    st.write_link_batches("messages", LINKS, _links(th, uid, linked.patch_id), gen)
     threads = _threads_table(th, uid, subjects)
-    st.write_link("threads", threads)
-    st.write_link("reports", linked.reports)
-    patches = st.read_link("patches", columns=["is_cover", "series_id"])
-    assert patches is not None  # just written
+    st.write_link("threads", threads, gen)
+    st.write_link("reports", linked.reports, gen)
+    patches = pq.read_table(st._link_file("patches", gen), filesystem=st.fs,
+                            columns=["is_cover", "series_id"])
     counts = {"threads": threads.num_rows, "patches": patches.num_rows,
               "covers": pc.sum(patches.column("is_cover")).as_py() or 0,
               "series": pc.count_distinct(patches.column("series_id")).as_py(),
               "reports": linked.reports.num_rows}
-    del th, subjects, linked, threads, patches, uid
-    counts["claims"] = write_claims(st)
-    st.write_link_info({"lists": lists, "parts": st.part_facts(st.link_info().get("parts"))})
+    return Pass(th.n, comp_base + n_comps, counts)
+
+
+def _known_subjects(st: Store) -> tuple[int, pa.Table | None]:
+    """(how many subjects the link tables hold parsed, those and the ones the workers
+    parsed since, each once, of the current parser).  A chunk whose messages were all
+    stored before (or that crashed) adds subjects no message has: a cache keyed by the
+    subject's text, so they are only never looked up."""
+    files = [pq.read_table(path, filesystem=st.fs) for path, _ in st.link_files("subjects")]
+    stored = known_subjects(files)
+    staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
+    if not staged:
+        return (len(stored) if stored is not None else 0), stored
+    known = known_subjects([*([stored] if stored is not None else []), *staged])
+    return (len(stored) if stored is not None else 0), known
+
+
+def _incremental_plan(st: Store, info: dict[str, Any]) -> Plan | None:
+    """What an incremental pass re-links; None when a full pass is due."""
+    if info.get("link") != link_version() or not st.link_files("keys"):
+        return None
+    linked = info.get("parts", {}).get("messages", {})
+    paths = st.part_paths("messages")
+    names = {p.rsplit("/", 1)[-1]: p for p in paths}
+    sizes = dict(zip(names, st.fs.sizes(paths) if paths else [], strict=True))
+    if any(name not in names or sizes[name] != facts[0] for name, facts in linked.items()):
+        return None  # a part linked before is gone or changed
+    new_parts = [p for name, p in names.items() if name not in linked]
+    if not new_parts:
+        return Plan(0, pa.array([], pa.string()), pa.array([], pa.string()), [], 0)
+    for table in EXTRACTED:  # rows the claims read, of messages linked before
+        old = info.get("parts", {}).get(table, {})
+        if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
+                                              st.part_paths(table)) if name not in old):
+            return None
+    rows = Rows(st, None, new_parts)
+    table = rows.read(["uid", "message_id", "thread_refs"])
+    refs = table.column("thread_refs")
+    if refs.null_count:
+        refs = _old_thread_refs(rows, table)
+    codes = encode_ids(table.column("message_id"), refs)
+    _, known = _known_subjects(st)
+    subjects, _ = parse_subjects(rows.read(["subject"]).column("subject"), known)
+    facts = rows.read([*FACT_COLUMNS, "from_addr"])
+    is_patch = patch_kinds(subjects, facts)[2]
+    keys = message_keys(codes, subjects, is_patch, facts.column("from_addr").combine_chunks())
+    return plan(st, info, (keys, table.column("uid").combine_chunks(), new_parts))
+
+
+def _incremental(st: Store, info: dict[str, Any], todo: Plan) -> dict[str, int]:
+    """Re-link the messages of ``todo`` into delta ``todo.gen``."""
+    gen = todo.gen
+    voided = st.read_link("messages", uids=todo.old.to_pylist(), columns=["uid", "thread_id"])
+    assert voided is not None  # linked before
+    old_patches = st.read_link("patches", uids=todo.old.to_pylist(),
+                               columns=["uid", "is_cover", "series_id"])
+    old_reports = st.read_link("reports", uids=todo.old.to_pylist(), columns=["uid"])
+    old_claims = st.read_link("claims", uids=todo.old.to_pylist(), columns=["uid"])
+    done = _pass(st, Rows(st, todo.uids), gen, todo.comp_base)
+    tables = {name: pq.read_table(st._link_file(file, gen), filesystem=st.fs)
+              for name, file in (("messages", "messages"), ("patches", "patches"),
+                                 ("reports", "reports"), ("threads", "threads"))}
+    claims = write_claims(st, SubsetStore(st, todo.uids, tables), gen)
+    dead_threads = pc.unique(voided.column("thread_id").drop_null())
+    st.write_dead(gen, todo.old, dead_threads)
+    before = info.get("counts", {})
+    new_patches = tables["patches"]
+    counts = {
+        "threads": before.get("threads", 0) - len(dead_threads) + done.counts["threads"],
+        "patches": before.get("patches", 0) - _rows(old_patches) + done.counts["patches"],
+        "covers": before.get("covers", 0) - _sum(old_patches, "is_cover")
+        + done.counts["covers"],
+        # a series lies within one component: the old ones re-linked go, the new come
+        "series": before.get("series", 0) - _distinct(old_patches, "series_id")
+        + _distinct(new_patches, "series_id"),
+        "reports": before.get("reports", 0) - _rows(old_reports) + done.counts["reports"],
+        "claims": before.get("claims", 0) - _rows(old_claims) + claims}
+    new_lists = Rows(st, None, todo.new_parts).read(["list_id"])
+    lists = sorted({*info.get("list_ids", []),
+                    *(v for v in pc.unique(new_lists.column("list_id")).to_pylist()
+                      if v is not None)})
+    messages = int(info.get("rows", {}).get("links", 0)) - len(todo.old) + done.n
+    _commit(st, info, counts, lists, [*st.link_gens(), gen], done.comps,
+            int(info.get("delta_rows", 0)) + done.n, messages)
     return counts
+
+
+def _rows(table: pa.Table | None) -> int:
+    return table.num_rows if table is not None else 0
+
+
+def _sum(table: pa.Table | None, name: str) -> int:
+    return (pc.sum(table.column(name)).as_py() or 0) if table is not None else 0
+
+
+def _distinct(table: pa.Table | None, name: str) -> int:
+    return pc.count_distinct(table.column(name)).as_py() if table is not None else 0
 
 
 def _links(th: Threading, uid: pa.Array, patch_id: pa.Array) -> Any:
@@ -137,12 +293,16 @@ def _threads_table(th: Threading, uid: pa.Array, subjects: Any) -> pa.Table:
     return table.take(pa.array(place)).cast(THREADS)
 
 
-def write_claims(st: Store) -> int:
-    """The claims table, from the tables just linked: stored so readers do not pair again."""
+def write_claims(st: Store, source: Store | None = None, gen: int = 0) -> int:
+    """The claims table, from the tables just linked (``source``: only some messages and
+    their delta's tables): stored so readers do not pair again."""
     from mlx.analyse.claims import build_claims
     from mlx.archive import Archive
-    claims = build_claims(Archive(st.path))
-    st.write_link("claims", frame_table(claims, CLAIMS))
+    archive = Archive(st.path)
+    if source is not None:
+        archive.store = source
+    claims = build_claims(archive)
+    st.write_link("claims", frame_table(claims, CLAIMS), gen)
     return len(claims)
 
 
@@ -157,10 +317,9 @@ def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
     return pa.table(cols, schema=table_schema)
 
 
-def _old_thread_refs(st: Store, table: pa.Table) -> pa.ChunkedArray:
+def _old_thread_refs(rows: Rows, table: pa.Table) -> pa.ChunkedArray:
     """``thread_refs``, from their headers for messages stored before the column existed."""
-    old = st.read("messages", MESSAGES, ["from_addr", "to", "cc", "in_reply_to",
-                                         "references"]).to_pydict()
+    old = rows.read(["from_addr", "to", "cc", "in_reply_to", "references"]).to_pydict()
     mids = table.column("message_id").to_pylist()
     refs = table.column("thread_refs").to_pylist()
     for i, r in enumerate(refs):

@@ -161,11 +161,28 @@ class Linked:
     keys: pa.Array
     patches: PatchColumns
     reports: pa.Table
+    is_patch: np.ndarray  # per message: a patch posting (cover letters included)
 
 
 def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
                        facts: pa.Table, from_addr: pa.Array) -> Linked:
     """``facts``: the messages' has_diff, diff and diffstat sizes, trailers, commit_refs."""
+    kind, is_reply, is_patch, is_cover, pull = patch_kinds(subjects, facts)
+    patch_rows = np.flatnonzero(is_patch)
+    senders, author = encode(from_addr)
+    version, thread_cover = _versions(th.present_parent, patch_rows, is_cover, author,
+                                      subjects)
+    pid, keys = _attribute(th, uid, subjects, kind, is_patch, patch_rows, version)
+    patches = _patch_columns(th, uid, subjects, facts, from_addr, senders, author, patch_rows,
+                             pid, version, is_cover, pull, thread_cover)
+    return Linked(take_codes(keys, pid), pid, keys, patches,
+                  _reports(th, uid, subjects, kind, is_reply), is_patch)
+
+
+def patch_kinds(subjects: Subjects, facts: pa.Table
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per message, from its subject and its own facts alone: (kind, is_reply, is_patch,
+    is_cover, is a pull request)."""
     code = subjects.code
 
     def per_message(name: str, null: Any = 0) -> np.ndarray:
@@ -185,16 +202,7 @@ def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
         | ((kind == PATCH) & numpy(facts.column("signed_off"), False, bool)))
     is_cover = is_patch & ~is_pull & (cover_subject | (~has_diff & has_stat))
     pull = is_pull | numpy(facts.column("request_pull"), False, bool)
-    del has_diff, has_stat, has_prefixes, cover_subject, is_pull
-    patch_rows = np.flatnonzero(is_patch)
-    senders, author = encode(from_addr)
-    version, thread_cover = _versions(th.present_parent, patch_rows, is_cover, author,
-                                      subjects)
-    pid, keys = _attribute(th, uid, subjects, kind, is_patch, patch_rows, version)
-    patches = _patch_columns(th, uid, subjects, facts, from_addr, senders, author, patch_rows,
-                             pid, version, is_cover, pull, thread_cover)
-    return Linked(take_codes(keys, pid), pid, keys, patches,
-                  _reports(th, uid, subjects, kind, is_reply))
+    return kind, is_reply, is_patch, is_cover, pull
 
 
 def _versions(up: np.ndarray, patch_rows: np.ndarray, is_cover: np.ndarray,
