@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from mlx.link.columns import Threading, encode_ids, stamps, take_codes, thread_codes
 from mlx.link.incremental import (
+    MessageKeys,
     Plan,
     Rows,
     SubsetStore,
@@ -35,7 +36,6 @@ from mlx.link.patch_columns import (
     link_patch_columns,
     parse_subjects,
     patch_batches,
-    patch_kinds,
     subject_parses,
 )
 from mlx.link.threads import header_thread_refs
@@ -129,7 +129,7 @@ def _pass(st: Store, rows: Rows, gen: int, comp_base: int) -> Pass:
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
     from_addr = facts.column("from_addr").combine_chunks()
     linked = link_patch_columns(th, uid, subjects, facts, from_addr)
-    keys = message_keys(codes, subjects, linked.is_patch, from_addr)
+    keys = message_keys(codes, th, subjects, facts, from_addr)
     comp = components(th.n, keys, codes)
     st.write_link("keys", keys.table(uid, comp_base + comp), gen)
     n_comps = int(comp.max()) + 1 if len(comp) else 0
@@ -182,18 +182,24 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> Plan | None:
         if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
                                               st.part_paths(table)) if name not in old):
             return None
-    rows = Rows(st, None, new_parts)
-    table = rows.read(["uid", "message_id", "thread_refs"])
+    _, known = _known_subjects(st)
+    uid, keys = _keys_of(Rows(st, None, new_parts), known)
+    return plan(st, info, keys, uid, new_parts,
+                lambda uids: _keys_of(Rows(st, uids), known)[1])
+
+
+def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]:
+    """(uid, keys) of the messages of ``rows``, threaded together."""
+    table = rows.read(["uid", "message_id", "thread_refs", "date"])
     refs = table.column("thread_refs")
     if refs.null_count:
         refs = _old_thread_refs(rows, table)
     codes = encode_ids(table.column("message_id"), refs)
-    _, known = _known_subjects(st)
+    uid = table.column("uid").combine_chunks()
+    th = thread_codes(uid, table.column("date"), codes)
     subjects, _ = parse_subjects(rows.read(["subject"]).column("subject"), known)
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
-    is_patch = patch_kinds(subjects, facts)[2]
-    keys = message_keys(codes, subjects, is_patch, facts.column("from_addr").combine_chunks())
-    return plan(st, info, (keys, table.column("uid").combine_chunks(), new_parts))
+    return uid, message_keys(codes, th, subjects, facts, facts.column("from_addr").combine_chunks())
 
 
 def _incremental(st: Store, info: dict[str, Any], todo: Plan) -> dict[str, int]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -30,14 +31,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link import patch_columns
-from mlx.link.columns import IdCodes, numpy
-from mlx.link.patch_columns import Subjects
+from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
+from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
+from mlx.link.patches import POSTING_WINDOW
 from mlx.schema import MESSAGES
 from mlx.store import Store
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
-                  ("posting", pa.bool_()), ("pclass", pa.int64())])
+                  ("posting", pa.bool_()), ("need", pa.bool_()), ("pclass", pa.int64()),
+                  ("when", pa.int64()), ("series", pa.int64()), ("skey", pa.int64())])
+# parts of one key further apart than this (microseconds, with a second to spare for
+# the pass's float seconds) and in other threads never meet in one posting
+WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
 # a pass re-links incrementally while the rows of its deltas stay under this share of
 # the store; past it a full pass replaces base and deltas
 COMPACT = 0.25
@@ -100,32 +106,51 @@ def hashes(values: pa.Array) -> np.ndarray:
 
 @dataclass
 class MessageKeys:
-    """Per message: the hashes of its own id and refs, of its title (where it can reach
-    other messages), whether it is a patch posting, of its posting key (parts only)."""
+    """Per message, what can reach other messages: the hashes of its own id and refs;
+    its title's (a patch posting's, or a message's that takes its patch by its title:
+    ``need``); of its posting key and its date (patch parts); of its author and title
+    (parts, for series joined by shared titles) and of its author, title and set tag
+    (postings, for series of one name).  A ``has_*`` mask says where a hash is."""
 
-    mid: np.ndarray  # int64; valid where has_mid
+    mid: np.ndarray
     has_mid: np.ndarray
     ref_offsets: np.ndarray
     refs: np.ndarray  # int64 hashes of every row's refs, one after another
     norm: np.ndarray
     has_norm: np.ndarray
     posting: np.ndarray
+    need: np.ndarray  # a titled non-patch without a patch ancestor: its patch by title
     pclass: np.ndarray
     has_pclass: np.ndarray
+    when: np.ndarray  # microseconds; valid where has_pclass and dated
+    dated: np.ndarray
+    series: np.ndarray
+    has_series: np.ndarray
+    skey: np.ndarray
+    has_skey: np.ndarray
 
     def table(self, uid: pa.Array, comp: np.ndarray) -> pa.Table:
+        def col(values: np.ndarray, valid: np.ndarray) -> pa.Array:
+            return pa.array(values, pa.int64(), mask=~valid)
         return pa.table({
             "uid": uid, "comp": pa.array(comp, pa.int64()),
-            "mid": pa.array(self.mid, pa.int64(), mask=~self.has_mid),
+            "mid": col(self.mid, self.has_mid),
             "refs": pa.ListArray.from_arrays(pa.array(self.ref_offsets, pa.int32()),
                                              pa.array(self.refs, pa.int64())),
-            "norm": pa.array(self.norm, pa.int64(), mask=~self.has_norm),
+            "norm": col(self.norm, self.has_norm),
             "posting": pa.array(self.posting, pa.bool_()),
-            "pclass": pa.array(self.pclass, pa.int64(), mask=~self.has_pclass)}, schema=KEYS)
+            "need": pa.array(self.need, pa.bool_()),
+            "pclass": col(self.pclass, self.has_pclass),
+            "when": col(self.when, self.has_pclass & self.dated),
+            "series": col(self.series, self.has_series),
+            "skey": col(self.skey, self.has_skey)}, schema=KEYS)
 
 
-def message_keys(codes: IdCodes, subjects: Subjects, is_patch: np.ndarray,
+def message_keys(codes: IdCodes, th: Threading, subjects: Subjects, facts: pa.Table,
                  from_addr: pa.Array) -> MessageKeys:
+    """The keys of messages threaded as ``th`` (whole components, or the new messages
+    alone: ``need`` is then only what their own thread says)."""
+    kind, _, is_patch, is_cover, pull = patch_kinds(subjects, facts)
     id_hash = hashes(codes.ids)
     has_mid = codes.mid_code >= 0
     mid = np.where(has_mid, id_hash[np.maximum(codes.mid_code, 0)] if len(id_hash) else 0, 0)
@@ -133,47 +158,73 @@ def message_keys(codes: IdCodes, subjects: Subjects, is_patch: np.ndarray,
     offsets = np.concatenate(([0], np.cumsum(codes.length)))
     code = subjects.code
     parsed = subjects.parsed
-    norm = hashes(parsed.column("norm"))[code]
+    norm_text = pc.fill_null(parsed.column("norm"), "")
+    norm = hashes(norm_text)[code]
     titled = numpy(pc.greater(pc.utf8_length(parsed.column("title")), 0), False, bool)[code]
-    has_norm = numpy(pc.is_valid(parsed.column("norm")), None, bool)[code] & (titled | is_patch)
+    maybe_need = ~is_patch & (kind != ROBOT) & titled
+    need = maybe_need & (nearest_marked(th.present_parent, is_patch) < 0)
+    has_norm = is_patch | maybe_need
     total = subjects.column("total", 0)[code]
     has_pclass = is_patch & (total != 0)
+    author = pc.fill_null(from_addr, "")
+
+    def hashed(rows: np.ndarray, *texts: Any) -> np.ndarray:
+        out = np.zeros(len(code), dtype=np.int64)
+        if len(rows):
+            at = pa.array(code[rows])
+            parts = [author.take(pa.array(rows)),
+                     *(t if isinstance(t, pa.Array) else t.take(at) for t in texts)]
+            out[rows] = hashes(pc.binary_join_element_wise(*parts, "\x1f"))
+        return out
+
     rows = np.flatnonzero(has_pclass)
-    pclass = np.zeros(len(code), dtype=np.int64)
-    if len(rows):
-        at = pa.array(code[rows])
-        text = pc.binary_join_element_wise(
-            pc.fill_null(from_addr.take(pa.array(rows)), ""),
-            pa.array(total[rows].astype(str)),
-            pc.cast(pc.fill_null(parsed.column("is_rfc").take(at), False), pa.string()),
-            pc.fill_null(parsed.column("set_tag").take(at), ""), "\x1f")
-        pclass[rows] = hashes(text)
-    return MessageKeys(mid, has_mid, offsets, refs, norm, has_norm, is_patch.copy(), pclass,
-                       has_pclass)
+    pclass = hashed(rows, pa.array(total[rows].astype(str)),
+                    pc.cast(pc.fill_null(parsed.column("is_rfc"), False), pa.string()),
+                    pc.fill_null(parsed.column("set_tag"), ""))
+    when = th.dates.astype(np.int64)
+    has_series = is_patch & ~is_cover & ~pull
+    series = hashed(np.flatnonzero(has_series), norm_text)
+    has_skey = is_patch & ~pull
+    skey = hashed(np.flatnonzero(has_skey), pc.fill_null(parsed.column("title"), ""),
+                  pc.fill_null(parsed.column("set_tag"), ""))
+    return MessageKeys(mid, has_mid, offsets, refs, norm, has_norm, is_patch.copy(), need,
+                       pclass, has_pclass, when, when != UNKNOWN, series,
+                       has_series, skey, has_skey)
 
 
 def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
     """The component of each of ``n`` messages (0, 1, ...): messages joined by a shared
-    id, a shared title some patch posting of theirs has, a shared posting key."""
-    n_ids = len(codes.ids)
-    rows = [np.flatnonzero(codes.mid_code >= 0), np.repeat(np.arange(n), codes.length)]
-    nodes = [n + codes.mid_code[rows[0]], n + codes.ref_code.astype(np.int64)]
-    base = n + n_ids
-    titled = np.flatnonzero(keys.has_norm)
+    id; a title's postings and the messages that take their patch by that title; parts
+    of one posting key less than the posting window apart; parts of one author and title;
+    postings of one author, title and set tag."""
+    a = [np.flatnonzero(codes.mid_code >= 0), np.repeat(np.arange(n), codes.length)]
+    b = [n + codes.mid_code[a[0]], n + codes.ref_code.astype(np.int64)]
+    base = n + len(codes.ids)
+    # a title some message needs and some posting has
+    titled = np.flatnonzero(keys.has_norm & (keys.posting | keys.need))
     classes, inverse = np.unique(keys.norm[titled], return_inverse=True)
+    needed = np.zeros(len(classes), dtype=bool)
+    needed[inverse[keys.need[titled]]] = True
     posted = np.zeros(len(classes), dtype=bool)
     posted[inverse[keys.posting[titled]]] = True
-    keep = posted[inverse]
-    rows.append(titled[keep])
-    nodes.append(base + inverse[keep])
+    keep = (needed & posted)[inverse]
+    a.append(titled[keep])
+    b.append(base + inverse[keep])
     base += len(classes)
-    parts = np.flatnonzero(keys.has_pclass)
-    pclasses, pinverse = np.unique(keys.pclass[parts], return_inverse=True)
-    rows.append(parts)
-    nodes.append(base + pinverse)
-    base += len(pclasses)
-    label = _union(base, np.concatenate(rows).astype(np.int64),
-                   np.concatenate(nodes).astype(np.int64))
+    for has, values in ((keys.has_series, keys.series), (keys.has_skey, keys.skey)):
+        rows = np.flatnonzero(has)
+        found, inverse = np.unique(values[rows], return_inverse=True)
+        a.append(rows)
+        b.append(base + inverse)
+        base += len(found)
+    # parts of one posting key: each with the next one in time, when within the window
+    rows = np.flatnonzero(keys.has_pclass & keys.dated)
+    rows = rows[np.lexsort((keys.when[rows], keys.pclass[rows]))]
+    close = (keys.pclass[rows[1:]] == keys.pclass[rows[:-1]]) & \
+        (keys.when[rows[1:]] - keys.when[rows[:-1]] <= WINDOW_US)
+    a.append(rows[:-1][close])
+    b.append(rows[1:][close])
+    label = _union(base, np.concatenate(a).astype(np.int64), np.concatenate(b).astype(np.int64))
     return np.unique(label[:n], return_inverse=True)[1].reshape(-1)
 
 
@@ -209,49 +260,60 @@ class Plan:
     comp_base: int
 
 
-def plan(st: Store, info: dict[str, Any], new_keys: Any) -> Plan | None:
-    """The messages to re-link given the new messages' keys (a ``MessageKeys`` and their
-    uids), None when a full pass is due."""
-    keys_new, uid_new, new_parts = new_keys
+def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_uids: pa.Array,
+         new_parts: list[str], statuses: Callable[[pa.Array], MessageKeys]) -> Plan | None:
+    """The messages to re-link: the new ones and the stored components they touch
+    (``statuses``: the keys of some messages threaded together, for the titles the
+    messages re-linked take their patch by); None when a full pass is due."""
     old = st.read_link("keys")
     if old is None:
         return None
     comp = numpy(old.column("comp"))
-    hit = np.zeros(0, dtype=np.int64)
-    # a shared id
-    ids_new = np.concatenate((keys_new.mid[keys_new.has_mid], keys_new.refs))
-    if len(ids_new):
-        ids_new = np.unique(ids_new)
-        mid = numpy(old.column("mid"), 0)
-        has_mid = numpy(pc.is_valid(old.column("mid")), None, bool)
-        at = np.flatnonzero(has_mid & np.isin(mid, ids_new))
-        refs = old.column("refs").combine_chunks()
-        flat = numpy(pc.list_flatten(refs))
-        owner = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
-        hit = np.concatenate((comp[at], comp[owner[np.isin(flat, ids_new)]]))
-    # a shared title some posting (old or new) has
-    norm_new = np.unique(keys_new.norm[keys_new.has_norm])
-    if len(norm_new):
-        norm = numpy(old.column("norm"), 0)
-        has_norm = numpy(pc.is_valid(old.column("norm")), None, bool)
-        same = has_norm & np.isin(norm, norm_new)
-        posted = np.union1d(keys_new.norm[keys_new.has_norm & keys_new.posting],
-                            norm[same & numpy(old.column("posting"), False, bool)])
-        hit = np.concatenate((hit, comp[same & np.isin(norm, posted)]))
-    # a shared posting key
-    pclass_new = np.unique(keys_new.pclass[keys_new.has_pclass])
-    if len(pclass_new):
-        pclass = numpy(old.column("pclass"), 0)
-        has_pclass = numpy(pc.is_valid(old.column("pclass")), None, bool)
-        hit = np.concatenate((hit, comp[has_pclass & np.isin(pclass, pclass_new)]))
-    touched = np.isin(comp, np.unique(hit))
+
+    def col(name: str) -> tuple[np.ndarray, np.ndarray]:
+        column = old.column(name)
+        return numpy(column, 0), numpy(pc.is_valid(column), None, bool)
+
+    hit = [np.zeros(0, dtype=np.int64)]
+    ids = np.unique(np.concatenate((new.mid[new.has_mid], new.refs)))
+    mid, has_mid = col("mid")
+    refs = old.column("refs").combine_chunks()
+    owner = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
+    hit += [comp[has_mid & np.isin(mid, ids)],
+            comp[owner[np.isin(numpy(pc.list_flatten(refs)), ids)]]]
+    norm, has_norm = col("norm")
+    need = numpy(old.column("need"), False, bool) & has_norm
+    posting = numpy(old.column("posting"), False, bool) & has_norm
+    hit.append(comp[need & np.isin(norm, new.norm[new.posting & new.has_norm])])
+    for name, has, values in (("series", new.has_series, new.series),
+                              ("skey", new.has_skey, new.skey)):
+        stored, valid = col(name)
+        hit.append(comp[valid & np.isin(stored, values[has])])
+    pclass, has_pclass = col("pclass")
+    when, dated = col("when")
+    rows = np.flatnonzero(has_pclass & dated)
+    rows = rows[np.lexsort((when[rows], pclass[rows]))]
+    for p, t in zip(new.pclass[new.has_pclass & new.dated].tolist(),
+                    new.when[new.has_pclass & new.dated].tolist(), strict=True):
+        lo, hi = np.searchsorted(pclass[rows], [p, p + 1]) if p < np.iinfo(np.int64).max \
+            else (np.searchsorted(pclass[rows], p), len(rows))
+        near = rows[lo:hi][np.abs(when[rows[lo:hi]] - t) <= WINDOW_US]
+        hit.append(comp[near])
+    touched = np.isin(comp, np.unique(np.concatenate(hit)))
+    uids = pa.concat_arrays([old.column("uid").filter(pa.array(touched)).combine_chunks(),
+                             new_uids.cast(pa.string())])
+    # the titles the messages re-linked take their patch by, threaded as they will be:
+    # the postings of those titles come too
+    now = statuses(uids)
+    titles = np.unique(now.norm[now.need & now.has_norm])
+    touched |= np.isin(comp, np.unique(comp[~touched & posting & np.isin(norm, titles)]))
     old_uids = old.column("uid").filter(pa.array(touched)).combine_chunks()
-    relinked = len(old_uids) + len(uid_new)
+    relinked = len(old_uids) + len(new_uids)
     base_rows = int(info.get("rows", {}).get("links", 0))
     if info.get("delta_rows", 0) + relinked > COMPACT * max(base_rows, 1):
         return None
     gen = max([0, *st.link_gens()]) + 1
-    return Plan(gen, pa.concat_arrays([old_uids, uid_new.cast(pa.string())]), old_uids,
+    return Plan(gen, pa.concat_arrays([old_uids, new_uids.cast(pa.string())]), old_uids,
                 new_parts, int(info.get("next_comp", 0)))
 
 

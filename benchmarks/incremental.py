@@ -1,0 +1,117 @@
+"""The incremental link pass against a full one, at two store sizes, in one run.
+
+    python benchmarks/incremental.py                      # corpus store + 20 copies
+    python benchmarks/incremental.py --copies 5 --work /tmp/mlx-link-bench
+
+For each store (the stores of ``benchmarks/link.py``: the corpus lists and epoch, and
+``--copies`` shifted copies of it), each step a fresh process on its own copy:
+
+  full     the whole store linked from nothing;
+  +1%      new messages (copies of the newest 1%, with new uids and Message-IDs, still
+           replying where those replied and sharing their titles) land as a new part,
+           and the store is linked again: incrementally;
+  +10      the same with the newest 10 messages;
+
+and prints seconds and peak RSS of each, the share of the store each increment
+re-linked, the ratio increment / full (target, issue 15: 1% under 10%), and whether
+the tables equal a full re-link of the same store (rows compared sorted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from link import ROOT, corpus_store, messages_count, run_link, synthetic_store  # noqa: E402
+
+sys.path.insert(0, ROOT)
+KEYS = {"messages": ["uid"], "threads": ["thread_id"], "patches": ["uid"],
+        "reports": ["uid"], "claims": None}
+
+
+def add_newest(store: str, count: int, tag: str) -> int:
+    """A part of copies of the ``count`` newest messages (new uids and ids)."""
+    import glob
+    parts = sorted(glob.glob(os.path.join(store, "messages", "*.parquet")))
+    tables = [pq.read_table(p) for p in parts]
+    table = pa.concat_tables(tables, promote_options="default")
+    order = pc.sort_indices(table, [("date", "descending")])
+    new = table.take(order[:count])
+    for col, sep in (("uid", "-"), ("message_id", ".")):
+        at = new.schema.get_field_index(col)
+        new = new.set_column(at, col, pc.binary_join_element_wise(
+            new.column(col), pa.scalar(f"{sep}{tag}"), ""))
+    pq.write_table(new, os.path.join(store, "messages", f"part-{tag}-c000000.parquet"),
+                   compression="zstd")
+    return len(new)
+
+
+def live(store: str, name: str) -> pa.Table:
+    from mlx.store import Store
+    table = Store(store).read_link(name)
+    assert table is not None
+    keys = KEYS[name] or [c for c in table.column_names
+                          if not pa.types.is_list(table.schema.field(c).type)]
+    return table.take(pc.sort_indices(table, [(k, "ascending") for k in keys]))
+
+
+def same_tables(a: str, b: str) -> bool:
+    return all(live(a, name).equals(live(b, name)) for name in KEYS)
+
+
+def bench(label: str, store: str, work: str) -> None:
+    n = messages_count(store)
+    print(f"\n{label}: {n:,} messages")
+    base = os.path.join(work, "inc-base")
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(store, base, ignore=shutil.ignore_patterns("link"))
+    full = run_link(ROOT, base)
+    print(f"  full:  {full['secs']:6.2f} s, peak +{full['extra'] / 2**20:6.0f} MiB")
+    for what, count in (("+1%", max(1, n // 100)), ("+10", 10)):
+        run = os.path.join(work, "inc-run")
+        shutil.rmtree(run, ignore_errors=True)
+        shutil.copytree(base, run)
+        added = add_newest(run, count, "new")
+        inc = run_link(ROOT, run)
+        from mlx.store import Store
+        info = Store(run).link_info()
+        kind = "incremental" if info.get("gens") else "FULL"
+        relinked = info.get("delta_rows", n)
+        check = os.path.join(work, "inc-check")
+        shutil.rmtree(check, ignore_errors=True)
+        shutil.copytree(run, check, ignore=shutil.ignore_patterns("link"))
+        run_link(ROOT, check)
+        print(f"  {what:4} ({added:,} new): {inc['secs']:6.2f} s ({kind}), peak "
+              f"+{inc['extra'] / 2**20:5.0f} MiB, re-linked {relinked:,} messages "
+              f"({relinked / n:.1%} of the store); {inc['secs'] / full['secs']:.1%} of a "
+              f"full link; tables equal a full re-link: "
+              f"{'yes' if same_tables(run, check) else 'NO'}")
+        shutil.rmtree(check)
+        shutil.rmtree(run)
+    shutil.rmtree(base)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--copies", type=int, default=20)
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "mlx-link-bench"))
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    corpus = corpus_store(args.work)
+    bench("corpus store", corpus, args.work)
+    if args.copies:
+        bench(f"synthetic store ({args.copies} copies)",
+              synthetic_store(corpus, args.copies, args.work), args.work)
+
+
+if __name__ == "__main__":
+    main()
