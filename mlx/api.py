@@ -117,9 +117,6 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; "
                        f"use {', '.join(EXTRACTOR_NAMES)}")
     started = time.perf_counter()
-    if engine == "local" and "statements" in extractors:
-        from mlx.extract.statements import warm_up
-        warm_up()  # while the archive is fetched and the store read: workers inherit it
     with fetch.localized(list(paths), store, cache, lore, progress=progress is not None
                          and sys.stderr.isatty()) as local_paths:
         return _ingest(local_paths, list(paths), store, workers, engine, progress, extractors,

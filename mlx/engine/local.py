@@ -13,7 +13,6 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from mlx.engine import in_order, task_result
-from mlx.extract.statements import warmed
 from mlx.ingest.chunks import Chunk
 from mlx.pipeline import ChunkResult, mark_worker
 
@@ -54,15 +53,10 @@ class LocalEngine:
                 yield chunk, fn(chunk)
             return
         pool = self.pool
-
-        def submit(chunk: Chunk) -> Any:
-            warmed()  # the first submit forks the workers
-            return pool.submit(fn, chunk)
-        yield from in_order(chunks, submit, 2 * self.workers)
+        yield from in_order(chunks, lambda chunk: pool.submit(fn, chunk), 2 * self.workers)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self.pool is None:
             return fn(*args)
-        warmed()
         result: T = task_result(self.pool.submit(fn, *args))
         return result

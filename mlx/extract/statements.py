@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,32 +153,9 @@ class Statement:
 
 
 _NLP: Any = None
-_BUILDING = threading.Lock()
-_WARMING: threading.Thread | None = None
-
-
-def warm_up() -> None:
-    """Load spaCy in a thread now: the driver does while git fetches, so the workers
-    forked after it (``warmed`` first) find it loaded, not a second and a half each."""
-    global _WARMING
-    if _NLP is None and _WARMING is None:
-        _WARMING = threading.Thread(target=nlp, name="mlx-spacy", daemon=True)
-        _WARMING.start()
-
-
-def warmed() -> None:
-    """Wait for ``warm_up``'s thread: a process forked while it imports would inherit
-    the import locks it holds."""
-    if _WARMING is not None:
-        _WARMING.join()
 
 
 def nlp() -> Any:
-    with _BUILDING:
-        return _nlp()
-
-
-def _nlp() -> Any:
     global _NLP
     if _NLP is None:
         import spacy
