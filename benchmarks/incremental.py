@@ -19,18 +19,23 @@ the tables equal a full re-link of the same store (rows compared sorted).
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
-import tempfile
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from link import ROOT, corpus_store, messages_count, run_link, synthetic_store  # noqa: E402
+from link import (  # noqa: E402
+    ROOT,
+    corpus_store,
+    messages_count,
+    run_link,
+    store_arguments,
+    synthetic_store,
+)
 
 sys.path.insert(0, ROOT)
 KEYS = {"messages": ["uid"], "threads": ["thread_id"], "patches": ["uid"],
@@ -100,11 +105,7 @@ def bench(label: str, store: str, work: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--copies", type=int, default=20)
-    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "mlx-link-bench"))
-    args = ap.parse_args()
+    args = store_arguments(__doc__).parse_args()
     os.makedirs(args.work, exist_ok=True)
     corpus = corpus_store(args.work)
     bench("corpus store", corpus, args.work)

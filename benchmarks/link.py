@@ -192,12 +192,17 @@ def compare(label: str, store: str, old: str, work: str) -> None:
     shutil.rmtree(b)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
+def store_arguments(doc: str | None) -> argparse.ArgumentParser:
+    """The options of a benchmark over the corpus and synthetic stores."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--copies", type=int, default=20)
-    ap.add_argument("--old", default="7079a16", help="git revision of the old link pass")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "mlx-link-bench"))
+    return ap
+
+
+def main() -> None:
+    ap = store_arguments(__doc__)
+    ap.add_argument("--old", default="7079a16", help="git revision of the old link pass")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     old = old_checkout(args.old, args.work)

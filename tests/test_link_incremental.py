@@ -14,7 +14,6 @@ import mlx.link.incremental as incremental
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
-from mlx.link.columns import IdCodes
 from mlx.link.incremental import _union
 from mlx.store import Store
 
@@ -113,7 +112,8 @@ def test_a_reply_then_its_patch_then_a_new_version(tmp_path: Path,
         if reply_to:
             head += f"In-Reply-To: <{reply_to}>\nReferences: <{reply_to}>\n"
         return (head + "\n" + body).encode()
-    diff = "Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+    diff = ("Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
+            "@@ -1 +1 @@\n-a\n+b\n")
     patch = mail("p1@x", "[PATCH] net: faster frob", diff)
     reply = mail("r1@x", "Re: [PATCH] net: faster frob", "Tested-by: B <b@x>\n", "p1@x",
                  "Mon, 1 Jan 2024 02:00:00 +0000")
@@ -156,4 +156,3 @@ def test_union_finds_components() -> None:
     n = 1000
     label = _union(n, np.arange(n - 1)[::-1], np.arange(1, n)[::-1])
     assert (label == 0).all()
-    assert isinstance(IdCodes, type)

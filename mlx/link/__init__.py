@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.columns import Threading, encode_ids, stamps, take_codes, thread_codes
+from mlx.link.columns import IdCodes, Threading, encode_ids, stamps, take_codes, thread_codes
 from mlx.link.incremental import (
     MessageKeys,
     Plan,
@@ -57,12 +57,13 @@ def link(st: Store, full: bool = False) -> dict[str, int]:
     pass with other code, a store whose parts changed, or deltas grown past
     ``COMPACT`` of it); counts for the summary."""
     info = st.link_info()
-    todo = None if full else _incremental_plan(st, info)
-    if todo is None:
+    planned = None if full else _incremental_plan(st, info)
+    if planned is None:
         return _full(st, info)
+    todo, parsed = planned
     if not len(todo.uids):  # nothing new
         return dict(info["counts"])
-    return _incremental(st, info, todo)
+    return _incremental(st, info, todo, parsed)
 
 
 def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
@@ -102,9 +103,8 @@ class Pass:
     counts: dict[str, int]
 
 
-def _pass(st: Store, rows: Rows, gen: int, comp_base: int) -> Pass:
-    """Link the messages of ``rows`` (the whole store, or whole components of it), the
-    tables written as the base (``gen`` 0) or as delta ``gen``."""
+def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
+    """(the ids as codes, uid, threading) of the messages of ``rows``."""
     table = rows.read(["message_id", "thread_refs"])
     refs = table.column("thread_refs")
     if refs.null_count:
@@ -113,9 +113,16 @@ def _pass(st: Store, rows: Rows, gen: int, comp_base: int) -> Pass:
     del table, refs  # the ids are codes now: the strings go
     table = rows.read(["uid", "date"])
     uid = table.column("uid").combine_chunks()
-    th = thread_codes(uid, table.column("date"), codes)
-    del table
-    stored, known = _known_subjects(st)
+    return codes, uid, thread_codes(uid, table.column("date"), codes)
+
+
+def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
+          parsed: tuple[int, pa.Table | None] | None = None) -> Pass:
+    """Link the messages of ``rows`` (the whole store, or whole components of it), the
+    tables written as the base (``gen`` 0) or as delta ``gen`` (``parsed``: the known
+    subjects, when the caller read them)."""
+    codes, uid, th = _threaded(rows)
+    stored, known = parsed if parsed is not None else _known_subjects(st)
     subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known)
     if gen == 0:
         if seen is not None or st.part_paths(SUBJECT_PARSES):
@@ -158,14 +165,15 @@ def _known_subjects(st: Store) -> tuple[int, pa.Table | None]:
     files = [pq.read_table(path, filesystem=st.fs) for path, _ in st.link_files("subjects")]
     stored = known_subjects(files)
     staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
-    if not staged:
-        return (len(stored) if stored is not None else 0), stored
-    known = known_subjects([*([stored] if stored is not None else []), *staged])
+    known = known_subjects([*([stored] if stored is not None else []), *staged]) \
+        if staged else stored
     return (len(stored) if stored is not None else 0), known
 
 
-def _incremental_plan(st: Store, info: dict[str, Any]) -> Plan | None:
-    """What an incremental pass re-links; None when a full pass is due."""
+def _incremental_plan(st: Store, info: dict[str, Any]
+                      ) -> tuple[Plan, tuple[int, pa.Table | None]] | None:
+    """What an incremental pass re-links, and the subjects known (``_known_subjects``);
+    None when a full pass is due."""
     if info.get("link") != link_version() or not st.link_files("keys"):
         return None
     linked = info.get("parts", {}).get("messages", {})
@@ -176,42 +184,38 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> Plan | None:
         return None  # a part linked before is gone or changed
     new_parts = [p for name, p in names.items() if name not in linked]
     if not new_parts:
-        return Plan(0, pa.array([], pa.string()), pa.array([], pa.string()), [], 0)
+        return Plan(0, pa.array([], pa.string()), pa.array([], pa.string()), [], 0), (0, None)
     for table in EXTRACTED:  # rows the claims read, of messages linked before
         old = info.get("parts", {}).get(table, {})
         if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
                                               st.part_paths(table)) if name not in old):
             return None
-    _, known = _known_subjects(st)
+    parsed = _known_subjects(st)
+    known = parsed[1]
     uid, keys = _keys_of(Rows(st, None, new_parts), known)
-    return plan(st, info, keys, uid, new_parts,
-                lambda uids: _keys_of(Rows(st, uids), known)[1])
+    todo = plan(st, info, keys, uid, new_parts, lambda uids: _keys_of(Rows(st, uids), known)[1])
+    return None if todo is None else (todo, parsed)
 
 
 def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]:
     """(uid, keys) of the messages of ``rows``, threaded together."""
-    table = rows.read(["uid", "message_id", "thread_refs", "date"])
-    refs = table.column("thread_refs")
-    if refs.null_count:
-        refs = _old_thread_refs(rows, table)
-    codes = encode_ids(table.column("message_id"), refs)
-    uid = table.column("uid").combine_chunks()
-    th = thread_codes(uid, table.column("date"), codes)
+    codes, uid, th = _threaded(rows)
     subjects, _ = parse_subjects(rows.read(["subject"]).column("subject"), known)
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
     return uid, message_keys(codes, th, subjects, facts, facts.column("from_addr").combine_chunks())
 
 
-def _incremental(st: Store, info: dict[str, Any], todo: Plan) -> dict[str, int]:
+def _incremental(st: Store, info: dict[str, Any], todo: Plan,
+                 parsed: tuple[int, pa.Table | None]) -> dict[str, int]:
     """Re-link the messages of ``todo`` into delta ``todo.gen``."""
     gen = todo.gen
-    voided = st.read_link("messages", uids=todo.old.to_pylist(), columns=["uid", "thread_id"])
+    old = todo.old.to_pylist()
+    voided = st.read_link("messages", uids=old, columns=["uid", "thread_id"])
     assert voided is not None  # linked before
-    old_patches = st.read_link("patches", uids=todo.old.to_pylist(),
-                               columns=["uid", "is_cover", "series_id"])
-    old_reports = st.read_link("reports", uids=todo.old.to_pylist(), columns=["uid"])
-    old_claims = st.read_link("claims", uids=todo.old.to_pylist(), columns=["uid"])
-    done = _pass(st, Rows(st, todo.uids), gen, todo.comp_base)
+    old_patches = st.read_link("patches", uids=old, columns=["uid", "is_cover", "series_id"])
+    old_reports = st.read_link("reports", uids=old, columns=["uid"])
+    old_claims = st.read_link("claims", uids=old, columns=["uid"])
+    done = _pass(st, Rows(st, todo.uids), gen, todo.comp_base, parsed)
     tables = {name: pq.read_table(st._link_file(file, gen), filesystem=st.fs)
               for name, file in (("messages", "messages"), ("patches", "patches"),
                                  ("reports", "reports"), ("threads", "threads"))}

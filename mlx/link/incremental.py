@@ -293,12 +293,11 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_uids: pa.Array,
     when, dated = col("when")
     rows = np.flatnonzero(has_pclass & dated)
     rows = rows[np.lexsort((when[rows], pclass[rows]))]
+    by_class = pclass[rows]
     for p, t in zip(new.pclass[new.has_pclass & new.dated].tolist(),
                     new.when[new.has_pclass & new.dated].tolist(), strict=True):
-        lo, hi = np.searchsorted(pclass[rows], [p, p + 1]) if p < np.iinfo(np.int64).max \
-            else (np.searchsorted(pclass[rows], p), len(rows))
-        near = rows[lo:hi][np.abs(when[rows[lo:hi]] - t) <= WINDOW_US]
-        hit.append(comp[near])
+        same = rows[np.searchsorted(by_class, p, "left"):np.searchsorted(by_class, p, "right")]
+        hit.append(comp[same[np.abs(when[same] - t) <= WINDOW_US]])
     touched = np.isin(comp, np.unique(np.concatenate(hit)))
     uids = pa.concat_arrays([old.column("uid").filter(pa.array(touched)).combine_chunks(),
                              new_uids.cast(pa.string())])
