@@ -61,14 +61,15 @@ def link(st: Store, full: bool = False) -> dict[str, int]:
     if planned is None:
         return _full(st, info)
     todo, parsed = planned
-    if not len(todo.uids):  # nothing new
+    if not todo.at:  # nothing new
         return dict(info["counts"])
     return _incremental(st, info, todo, parsed)
 
 
 def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
     if len(files := st.link_files("subjects")) > 1:  # the deltas' parses kept, in the base
-        stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files])
+        stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files],
+                                len(files))
         if stored is not None:
             st.write_link("subjects", stored)
     st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
@@ -138,7 +139,7 @@ def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
     linked = link_patch_columns(th, uid, subjects, facts, from_addr)
     keys = message_keys(codes, th, subjects, facts, from_addr)
     comp = components(th.n, keys, codes)
-    st.write_link("keys", keys.table(uid, comp_base + comp), gen)
+    st.write_link("keys", keys.table(uid, comp_base + comp, rows.positions()), gen)
     n_comps = int(comp.max()) + 1 if len(comp) else 0
     del facts, codes, keys, comp
     st.write_link_batches("patches", PATCHES, patch_batches(
@@ -163,9 +164,10 @@ def _known_subjects(st: Store) -> tuple[int, pa.Table | None]:
     stored before (or that crashed) adds subjects no message has: a cache keyed by the
     subject's text, so they are only never looked up."""
     files = [pq.read_table(path, filesystem=st.fs) for path, _ in st.link_files("subjects")]
-    stored = known_subjects(files)
+    stored = known_subjects(files, len(files))
     staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
-    known = known_subjects([*([stored] if stored is not None else []), *staged]) \
+    known = known_subjects([*([stored] if stored is not None else []), *staged],
+                           int(stored is not None)) \
         if staged else stored
     return (len(stored) if stored is not None else 0), known
 
@@ -184,7 +186,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]
         return None  # a part linked before is gone or changed
     new_parts = [p for name, p in names.items() if name not in linked]
     if not new_parts:
-        return Plan(0, pa.array([], pa.string()), pa.array([], pa.string()), [], 0), (0, None)
+        return Plan(0, {}, pa.array([], pa.string()), 0), (0, None)
     for table in EXTRACTED:  # rows the claims read, of messages linked before
         old = info.get("parts", {}).get(table, {})
         if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
@@ -192,8 +194,9 @@ def _incremental_plan(st: Store, info: dict[str, Any]
             return None
     parsed = _known_subjects(st)
     known = parsed[1]
-    uid, keys = _keys_of(Rows(st, None, new_parts), known)
-    todo = plan(st, info, keys, uid, new_parts, lambda uids: _keys_of(Rows(st, uids), known)[1])
+    uid, keys = _keys_of(Rows(st, new_parts), known)
+    todo = plan(st, info, keys, new_parts, len(uid),
+                lambda at: _keys_of(Rows(st, at=at), known)[1])
     return None if todo is None else (todo, parsed)
 
 
@@ -215,11 +218,12 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     old_patches = st.read_link("patches", uids=old, columns=["uid", "is_cover", "series_id"])
     old_reports = st.read_link("reports", uids=old, columns=["uid"])
     old_claims = st.read_link("claims", uids=old, columns=["uid"])
-    done = _pass(st, Rows(st, todo.uids), gen, todo.comp_base, parsed)
+    rows = Rows(st, at=todo.at)
+    done = _pass(st, rows, gen, todo.comp_base, parsed)
     tables = {name: pq.read_table(st._link_file(file, gen), filesystem=st.fs)
               for name, file in (("messages", "messages"), ("patches", "patches"),
                                  ("reports", "reports"), ("threads", "threads"))}
-    claims = write_claims(st, SubsetStore(st, todo.uids, tables), gen)
+    claims = write_claims(st, SubsetStore(st, rows, tables), gen)
     dead_threads = pc.unique(voided.column("thread_id").drop_null())
     st.write_dead(gen, todo.old, dead_threads)
     before = info.get("counts", {})
@@ -234,7 +238,7 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
         + _distinct(new_patches, "series_id"),
         "reports": before.get("reports", 0) - _rows(old_reports) + done.counts["reports"],
         "claims": before.get("claims", 0) - _rows(old_claims) + claims}
-    new_lists = Rows(st, None, todo.new_parts).read(["list_id"])
+    new_lists = rows.read(["list_id"])
     lists = sorted({*info.get("list_ids", []),
                     *(v for v in pc.unique(new_lists.column("list_id")).to_pylist()
                       if v is not None)})

@@ -34,13 +34,18 @@ from mlx.link import patch_columns
 from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
-from mlx.schema import MESSAGES
+from mlx.schema import FACT_COLUMNS, MESSAGES
 from mlx.store import Store
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
                   ("posting", pa.bool_()), ("need", pa.bool_()), ("pclass", pa.int64()),
-                  ("when", pa.int64()), ("series", pa.int64()), ("skey", pa.int64())])
+                  ("when", pa.int64()), ("series", pa.int64()), ("skey", pa.int64()),
+                  ("part", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int32())])
+Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for all}
+# what a pass over some messages reads of them (the whole store: a few at a time)
+SUBSET_COLUMNS = list(dict.fromkeys(["uid", "message_id", "thread_refs", "date", "subject",
+                                     *FACT_COLUMNS, "from_addr", "list_id"]))
 # parts of one key further apart than this (microseconds, with a second to spare for
 # the pass's float seconds) and in other threads never meet in one posting
 WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
@@ -67,32 +72,62 @@ def _link_code() -> str:
 
 
 class Rows:
-    """The message columns a link pass reads: every stored message, or only those of
-    ``uids`` (each part's rows found once, then taken from every column read)."""
+    """The message columns a link pass reads, in the order of the parts and of the rows
+    in each: of every stored message, of whole parts (``paths``), or of some rows of
+    some parts (``at``: {part path: row numbers, or None for all}).  A whole store is
+    read a few columns at a time; a subset's columns are read together, each part
+    opened once."""
 
-    def __init__(self, st: Store, uids: pa.Array | None = None,
-                 paths: list[str] | None = None) -> None:
-        self.st, self.uids = st, uids
-        self.paths = paths if paths is not None else st.part_paths("messages")
-        self._take: list[tuple[str, pa.Array | None]] | None = None
+    def __init__(self, st: Store, paths: list[str] | None = None,
+                 at: Places | None = None) -> None:
+        self.st, self.at = st, at
+        self.paths = list(at) if at is not None else \
+            paths if paths is not None else st.part_paths("messages")
+        self.lengths: list[int] | None = None  # rows read of each part
+        self._subset: pa.Table | None = None
 
     def read(self, columns: list[str]) -> pa.Table:
-        want = pa.schema([MESSAGES.field(c) for c in columns])
-        if self.uids is None and len(self.paths) == len(self.st.part_paths("messages")):
-            return self.st.read("messages", MESSAGES, columns)
-        if self._take is None:
-            self._take = []
-            for path in self.paths:
-                if self.uids is None:
-                    self._take.append((path, None))
-                    continue
-                uid = self.st._read_as(path, pa.schema([MESSAGES.field("uid")])).column("uid")
-                rows = pc.indices_nonzero(pc.is_in(uid, value_set=self.uids))
-                if len(rows):
-                    self._take.append((path, rows))
-        tables = [self.st._read_as(path, want) if rows is None
-                  else self.st._read_as(path, want).take(rows) for path, rows in self._take]
-        return pa.concat_tables(tables) if tables else want.empty_table()
+        if self.at is None:
+            tables = [self.st._read_as(path, _schema(columns)) for path in self.paths]
+            return self._concat(tables, columns)
+        have = [] if self._subset is None else self._subset.column_names
+        if missing := [c for c in (*([] if have else SUBSET_COLUMNS), *columns)
+                       if c not in have]:
+            missing = list(dict.fromkeys(missing))
+            tables = []
+            for path, rows in self.at.items():
+                table = self.st._read_as(path, _schema(missing))
+                tables.append(table if rows is None else table.take(pa.array(rows)))
+            read = self._concat(tables, missing)
+            if self._subset is None:
+                self._subset = read
+            else:
+                for name in missing:
+                    self._subset = self._subset.append_column(name, read.column(name))
+        assert self._subset is not None
+        return self._subset.select(columns)
+
+    def _concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
+        if self.lengths is None:
+            self.lengths = [t.num_rows for t in tables]
+        return pa.concat_tables(tables) if tables else _schema(columns).empty_table()
+
+    def positions(self) -> tuple[pa.Array, pa.Array]:
+        """(the name of its part, its row there) of each message read."""
+        if self.lengths is None:
+            self.read(["uid"])
+        assert self.lengths is not None
+        names = [p.rsplit("/", 1)[-1] for p in self.paths]
+        part = pa.DictionaryArray.from_arrays(
+            pa.array(np.repeat(np.arange(len(names), dtype=np.int32), self.lengths)),
+            pa.array(names, pa.string()))
+        rows = [np.arange(n) if self.at is None or (r := self.at[p]) is None else r
+                for p, n in zip(self.paths, self.lengths, strict=True)]
+        return part, pa.array(np.concatenate(rows) if rows else [], pa.int32())
+
+
+def _schema(columns: list[str]) -> pa.Schema:
+    return pa.schema([MESSAGES.field(c) for c in columns])
 
 
 def hashes(values: pa.Array) -> np.ndarray:
@@ -129,7 +164,9 @@ class MessageKeys:
     skey: np.ndarray
     has_skey: np.ndarray
 
-    def table(self, uid: pa.Array, comp: np.ndarray) -> pa.Table:
+    def table(self, uid: pa.Array, comp: np.ndarray, at: tuple[pa.Array, pa.Array]
+              ) -> pa.Table:
+        """The keys table of the messages (``at``: their parts and rows)."""
         def col(values: np.ndarray, valid: np.ndarray) -> pa.Array:
             return pa.array(values, pa.int64(), mask=~valid)
         return pa.table({
@@ -143,7 +180,8 @@ class MessageKeys:
             "pclass": col(self.pclass, self.has_pclass),
             "when": col(self.when, self.has_pclass & self.dated),
             "series": col(self.series, self.has_series),
-            "skey": col(self.skey, self.has_skey)}, schema=KEYS)
+            "skey": col(self.skey, self.has_skey), "part": at[0], "row": at[1]},
+            schema=KEYS)
 
 
 def message_keys(codes: IdCodes, th: Threading, subjects: Subjects, facts: pa.Table,
@@ -254,17 +292,17 @@ class Plan:
     """What an incremental pass re-links."""
 
     gen: int
-    uids: pa.Array  # every message re-linked: the new ones and those they touch
-    old: pa.Array  # the stored messages among them (their rows are voided)
-    new_parts: list[str]
+    at: Places  # its messages
+    old: pa.Array  # the uids of the stored messages among them (their rows are voided)
     comp_base: int
 
 
-def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_uids: pa.Array,
-         new_parts: list[str], statuses: Callable[[pa.Array], MessageKeys]) -> Plan | None:
-    """The messages to re-link: the new ones and the stored components they touch
-    (``statuses``: the keys of some messages threaded together, for the titles the
-    messages re-linked take their patch by); None when a full pass is due."""
+def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str],
+         new_count: int, statuses: Callable[[Places], MessageKeys]) -> Plan | None:
+    """The messages to re-link: the ``new_count`` new ones (of ``new_parts``) and the stored
+    components they touch (``statuses``: the keys of some messages threaded together,
+    for the titles the messages re-linked take their patch by); None when a full pass
+    is due."""
     old = st.read_link("keys")
     if old is None:
         return None
@@ -279,56 +317,129 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_uids: pa.Array,
     mid, has_mid = col("mid")
     refs = old.column("refs").combine_chunks()
     owner = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
-    hit += [comp[has_mid & np.isin(mid, ids)],
-            comp[owner[np.isin(numpy(pc.list_flatten(refs)), ids)]]]
+    hit += [comp[has_mid & _isin(mid, ids)],
+            comp[owner[_isin(numpy(pc.list_flatten(refs)), ids)]]]
     norm, has_norm = col("norm")
     need = numpy(old.column("need"), False, bool) & has_norm
     posting = numpy(old.column("posting"), False, bool) & has_norm
-    hit.append(comp[need & np.isin(norm, new.norm[new.posting & new.has_norm])])
+    hit.append(comp[need & _isin(norm, new.norm[new.posting & new.has_norm])])
     for name, has, values in (("series", new.has_series, new.series),
                               ("skey", new.has_skey, new.skey)):
         stored, valid = col(name)
-        hit.append(comp[valid & np.isin(stored, values[has])])
+        hit.append(comp[valid & _isin(stored, values[has])])
     pclass, has_pclass = col("pclass")
     when, dated = col("when")
+    # the stored parts of a new part's posting key within the window of it
     rows = np.flatnonzero(has_pclass & dated)
     rows = rows[np.lexsort((when[rows], pclass[rows]))]
-    by_class = pclass[rows]
-    for p, t in zip(new.pclass[new.has_pclass & new.dated].tolist(),
-                    new.when[new.has_pclass & new.dated].tolist(), strict=True):
-        same = rows[np.searchsorted(by_class, p, "left"):np.searchsorted(by_class, p, "right")]
-        hit.append(comp[same[np.abs(when[same] - t) <= WINDOW_US]])
-    touched = np.isin(comp, np.unique(np.concatenate(hit)))
-    uids = pa.concat_arrays([old.column("uid").filter(pa.array(touched)).combine_chunks(),
-                             new_uids.cast(pa.string())])
+    asked = new.has_pclass & new.dated
+    lo = np.searchsorted(_pairs(pclass[rows], when[rows]),
+                         _pairs(new.pclass[asked], new.when[asked] - WINDOW_US), "left")
+    hi = np.searchsorted(_pairs(pclass[rows], when[rows]),
+                         _pairs(new.pclass[asked], new.when[asked] + WINDOW_US), "right")
+    hit.append(comp[rows[_ranges(lo, hi)]])
+    touched = _marked(comp, np.concatenate(hit))
+    paths = st.part_paths("messages")
     # the titles the messages re-linked take their patch by, threaded as they will be:
     # the postings of those titles come too
-    now = statuses(uids)
+    now = statuses(_places(paths, old, touched, new_parts))
     titles = np.unique(now.norm[now.need & now.has_norm])
-    touched |= np.isin(comp, np.unique(comp[~touched & posting & np.isin(norm, titles)]))
+    touched |= _marked(comp, comp[~touched & posting & _isin(norm, titles)])
     old_uids = old.column("uid").filter(pa.array(touched)).combine_chunks()
-    relinked = len(old_uids) + len(new_uids)
     base_rows = int(info.get("rows", {}).get("links", 0))
+    relinked = len(old_uids) + new_count
     if info.get("delta_rows", 0) + relinked > COMPACT * max(base_rows, 1):
         return None
     gen = max([0, *st.link_gens()]) + 1
-    return Plan(gen, pa.concat_arrays([old_uids, new_uids.cast(pa.string())]), old_uids,
-                new_parts, int(info.get("next_comp", 0)))
+    return Plan(gen, _places(paths, old, touched, new_parts), old_uids,
+                int(info.get("next_comp", 0)))
+
+
+def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pairs of int64 that numpy sorts and searches in lexicographic order."""
+    out = np.empty(len(first), dtype=[("first", np.int64), ("second", np.int64)])
+    out["first"], out["second"] = first, second
+    return out
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The positions ``lo[k]:hi[k]`` of every k, one after another."""
+    size = np.maximum(hi - lo, 0)
+    if not size.sum():
+        return np.zeros(0, dtype=np.int64)
+    starts = np.repeat(lo - np.concatenate(([0], np.cumsum(size)[:-1])), size)
+    return starts + np.arange(size.sum())
+
+
+def _isin(values: np.ndarray, of: np.ndarray) -> np.ndarray:
+    """``np.isin`` for many values and few ``of``: a binary search in those."""
+    of = np.unique(of)
+    if not len(of):
+        return np.zeros(len(values), dtype=bool)
+    return of[np.minimum(np.searchsorted(of, values), len(of) - 1)] == values
+
+
+def _marked(comp: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """Whether each message's component (a small label) is among ``hit``."""
+    mark = np.zeros(int(max(comp.max(initial=-1), hit.max(initial=-1))) + 1, dtype=bool)
+    mark[hit] = True
+    return mark[comp]
+
+
+def _places(paths: list[str], keys: pa.Table, touched: np.ndarray,
+            new_parts: list[str]) -> Places:
+    """{part path: the rows of the ``touched`` stored messages there} in the order of
+    ``paths``, with every row (None) of the new parts."""
+    part = keys.column("part").filter(pa.array(touched)).cast(pa.string())
+    row = numpy(keys.column("row").filter(pa.array(touched)), 0)
+    found: dict[str, np.ndarray | None] = {
+        name: np.sort(rows) for name, rows in _grouped(part.to_numpy(zero_copy_only=False),
+                                                       row).items()}
+    found.update((p.rsplit("/", 1)[-1], None) for p in new_parts)
+    return {p: found[name] for p in paths if (name := p.rsplit("/", 1)[-1]) in found}
+
+
+def _grouped(keys: np.ndarray, values: np.ndarray) -> dict[str, np.ndarray]:
+    """{key: the values at its places, in their order}."""
+    if not len(keys):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    names, starts = np.unique(keys[order], return_index=True)
+    return dict(zip(names.tolist(), np.split(values[order], starts[1:]), strict=True))
 
 
 class SubsetStore(Store):
     """The store as the claims of some messages see it: only their rows of the
-    extracted tables, the link tables given (a delta's, before it is in force)."""
+    message and extracted tables, read from their chunks' parts alone (a chunk's
+    parts share a name), the link tables given (a delta's, before it is in force)."""
 
-    def __init__(self, st: Store, uids: pa.Array, tables: dict[str, pa.Table]) -> None:
+    def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table]) -> None:
         super().__init__(st.path)
-        self.uids = set(uids.to_pylist())
+        uid = rows.read(["uid"]).column("uid").combine_chunks()
+        part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
+        self.all = uid
+        self.by_part = {name: uid.take(pa.array(at))
+                        for name, at in _grouped(part, np.arange(len(part))).items()}
+        self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
         self.tables = tables
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
              uids: Any = None) -> pa.Table:
-        return super().read(table, schema, columns,
-                            self.uids if uids is None else self.uids.intersection(uids))
+        want = schema if columns is None else pa.schema([schema.field(c) for c in columns])
+        with_uid = want if "uid" in want.names else want.append(schema.field("uid"))
+        tables = []
+        for path in self.part_paths(table):
+            name = path.rsplit("/", 1)[-1]
+            # a part of no chunk (the driver's own) may hold rows of any of them
+            of = self.by_part.get(name, self.all if name not in self.chunks else None)
+            if of is not None:
+                data = self._read_as(path, with_uid)
+                tables.append(data.filter(pc.is_in(data.column("uid"), value_set=of)))
+        out = pa.concat_tables(tables) if tables else with_uid.empty_table()
+        if uids is not None:
+            out = out.filter(pc.is_in(out.column("uid"),
+                                      value_set=pa.array(list(uids), pa.string())))
+        return out.select(want.names)
 
     def read_link(self, name: str, uids: Any = None,
                   columns: list[str] | None = None) -> pa.Table | None:

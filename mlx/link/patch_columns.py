@@ -95,7 +95,7 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
     version = parser_version()
     if known is None or (known.schema.metadata or {}).get(b"parser") != version.encode():
         known = None
-    at = (pc.index_in(text, value_set=known.column("subject")) if known is not None
+    at = (_index_in(text, known.column("subject")) if known is not None
           else pa.nulls(missing, pa.int32()))
     new_rows = np.flatnonzero(numpy(pc.is_null(at), True, bool)) if missing else \
         np.zeros(0, dtype=np.int64)
@@ -106,13 +106,23 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
                                 else []), *batches]) if (known is not None or batches) \
         else schema.empty_table()
     base = len(known) if known is not None else 0
-    index = numpy(at, -1, np.int64)
+    index = numpy(at, -1, np.int64).copy()
     index[new_rows] = base + np.arange(len(new_rows))
     parsed = pa.concat_tables([seen.take(pa.array(index)).drop_columns(["subject"]),
                                _parsed([parse_subject(None)])])
     changed = known is None or len(new_rows) > 0
     seen = seen.replace_schema_metadata({"parser": version}) if changed else None
     return Subjects(text, parsed.combine_chunks(), code), seen
+
+
+def _index_in(text: pa.Array, known: pa.ChunkedArray) -> pa.Array:
+    """Where each of the distinct ``text`` is in ``known`` (null where not).  Few texts
+    are looked up among those of ``known`` that probing it with them finds (a hash
+    table of the few, not of all known)."""
+    if len(text) * 4 > len(known):
+        return pc.index_in(text, value_set=known)
+    near = pc.indices_nonzero(pc.is_in(known, value_set=text)).cast(pa.int64())
+    return near.take(pc.index_in(text, value_set=known.take(near)))
 
 
 def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
@@ -126,17 +136,32 @@ def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
     return table.replace_schema_metadata({"parser": parser_version()})
 
 
-def known_subjects(parts: list[pa.Table]) -> pa.Table | None:
+def known_subjects(parts: list[pa.Table], disjoint: int = 0) -> pa.Table | None:
     """The parses of ``parts`` (``subject_parses`` tables: the last link pass's and the
-    workers' since) of the current parser, each subject once; None if none are."""
+    workers' since) of the current parser, each subject once; None if none are.  The
+    first ``disjoint`` parts hold distinct subjects (the files of ``link/subjects``:
+    each pass's only those new to the ones before), so only the rest are deduplicated."""
     version = parser_version().encode()
-    fresh = [t for t in parts if (t.schema.metadata or {}).get(b"parser") == version]
+    fresh = [(k < disjoint, t) for k, t in enumerate(parts)
+             if (t.schema.metadata or {}).get(b"parser") == version]
     if not fresh:
         return None
     schema = subject_parses([]).schema
-    table = pa.concat_tables([t.select(schema.names).cast(schema) for t in fresh])
+    head = [t.select(schema.names).cast(schema) for unique, t in fresh if unique]
+    rest = [t.select(schema.names).cast(schema) for unique, t in fresh if not unique]
+    if not rest:
+        return pa.concat_tables(head).combine_chunks()
+    table = pa.concat_tables(rest)
     first = np.sort(np.unique(encode(table.column("subject"))[1], return_index=True)[1])
-    return table.take(pa.array(first)).combine_chunks()
+    table = table.take(pa.array(first))
+    if head:
+        known = pa.concat_tables(head)
+        # the subjects the head has, found by probing it with the (fewer) others
+        both = known.column("subject").filter(
+            pc.is_in(known.column("subject"), value_set=table.column("subject")))
+        table = pa.concat_tables([known, table.filter(
+            pc.invert(pc.is_in(table.column("subject"), value_set=both)))])
+    return table.combine_chunks()
 
 
 def _parsed(subjects: list[Subject]) -> pa.Table:
