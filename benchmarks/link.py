@@ -48,19 +48,19 @@ YEARS_US = int(8 * 365.25 * 86400 * 1e6)  # each copy's dates move on by eight y
 
 # run in a fresh interpreter: RSS before the pass, the pass, peak RSS
 RUN_LINK = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import pandas, pyarrow.dataset, pyarrow.parquet  # imported before the baseline
 import mlx.analyse.claims, mlx.archive, mlx.link
 from mlx.store import Store
-def rss():
+def status(key):  # VmHWM, not ru_maxrss: that keeps the forking parent's RSS
     with open("/proc/self/status") as fh:
-        return next(int(l.split()[1]) for l in fh if l.startswith("VmRSS")) * 1024
-base = rss()
+        return next(int(l.split()[1]) for l in fh if l.startswith(key)) * 1024
+base = status("VmRSS")
 t = time.perf_counter()
 counts = mlx.link.link(Store(sys.argv[2]))
 secs = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM")
 print(json.dumps({"secs": secs, "extra": peak - base, "counts": counts}))
 """
 

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from mlx.link.columns import IdCodes, Threading, encode_ids, stamps, take_codes, thread_codes
 from mlx.link.incremental import (
     MessageKeys,
+    Places,
     Plan,
     Rows,
     SubsetStore,
@@ -181,7 +182,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]
     linked = info.get("parts", {}).get("messages", {})
     paths = st.part_paths("messages")
     names = {p.rsplit("/", 1)[-1]: p for p in paths}
-    sizes = dict(zip(names, st.fs.sizes(paths) if paths else [], strict=True))
+    sizes = dict(zip(names, st.sizes(paths), strict=True))
     if any(name not in names or sizes[name] != facts[0] for name, facts in linked.items()):
         return None  # a part linked before is gone or changed
     new_parts = [p for name, p in names.items() if name not in linked]
@@ -194,10 +195,19 @@ def _incremental_plan(st: Store, info: dict[str, Any]
             return None
     parsed = _known_subjects(st)
     known = parsed[1]
-    uid, keys = _keys_of(Rows(st, new_parts), known)
-    todo = plan(st, info, keys, new_parts, len(uid),
-                lambda at: _keys_of(Rows(st, at=at), known)[1])
-    return None if todo is None else (todo, parsed)
+    # each part read once: the new ones, the stored components they touch, and more
+    read = [Rows(st, at=dict.fromkeys(new_parts))]
+
+    def statuses(at: Places) -> MessageKeys:
+        read.append(read[-1].widened(at))
+        return _keys_of(read[-1], known)[1]
+
+    uid, keys = _keys_of(read[0], known)
+    todo = plan(st, info, keys, new_parts, len(uid), statuses)
+    if todo is None:
+        return None
+    todo.rows = read[-1].widened(todo.at)
+    return todo, parsed
 
 
 def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]:
@@ -218,7 +228,8 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     old_patches = st.read_link("patches", uids=old, columns=["uid", "is_cover", "series_id"])
     old_reports = st.read_link("reports", uids=old, columns=["uid"])
     old_claims = st.read_link("claims", uids=old, columns=["uid"])
-    rows = Rows(st, at=todo.at)
+    rows = todo.rows
+    assert rows is not None
     done = _pass(st, rows, gen, todo.comp_base, parsed)
     tables = {name: pq.read_table(st._link_file(file, gen), filesystem=st.fs)
               for name, file in (("messages", "messages"), ("patches", "patches"),

@@ -44,8 +44,9 @@ KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()
                   ("part", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int32())])
 Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for all}
 # what a pass over some messages reads of them (the whole store: a few at a time)
-SUBSET_COLUMNS = list(dict.fromkeys(["uid", "message_id", "thread_refs", "date", "subject",
-                                     *FACT_COLUMNS, "from_addr", "list_id"]))
+SUBSET_COLUMNS = list(dict.fromkeys([
+    "uid", "message_id", "thread_refs", "date", "subject", *FACT_COLUMNS, "from_addr",
+    "list_id", "from_name", "source", "offset", "defects"]))  # and the claims' headers
 # parts of one key further apart than this (microseconds, with a second to spare for
 # the pass's float seconds) and in other threads never meet in one posting
 WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
@@ -84,28 +85,35 @@ class Rows:
         self.paths = list(at) if at is not None else \
             paths if paths is not None else st.part_paths("messages")
         self.lengths: list[int] | None = None  # rows read of each part
-        self._subset: pa.Table | None = None
+        self._parts: dict[str, pa.Table] = {}  # a subset's rows of each part
+        self._columns = SUBSET_COLUMNS
 
     def read(self, columns: list[str]) -> pa.Table:
         if self.at is None:
             tables = [self.st._read_as(path, _schema(columns)) for path in self.paths]
             return self._concat(tables, columns)
-        have = [] if self._subset is None else self._subset.column_names
-        if missing := [c for c in (*([] if have else SUBSET_COLUMNS), *columns)
-                       if c not in have]:
-            missing = list(dict.fromkeys(missing))
-            tables = []
-            for path, rows in self.at.items():
-                table = self.st._read_as(path, _schema(missing))
-                tables.append(table if rows is None else table.take(pa.array(rows)))
-            read = self._concat(tables, missing)
-            if self._subset is None:
-                self._subset = read
-            else:
-                for name in missing:
-                    self._subset = self._subset.append_column(name, read.column(name))
-        assert self._subset is not None
-        return self._subset.select(columns)
+        self._columns = list(dict.fromkeys([*self._columns, *columns]))
+        for path, rows in self.at.items():
+            table = self._parts.get(path)
+            have = table.column_names if table is not None else []
+            if missing := [c for c in self._columns if c not in have]:
+                read = self.st._read_as(path, _schema(missing))
+                read = read if rows is None else read.take(pa.array(rows))
+                for name in have:
+                    assert table is not None
+                    read = read.append_column(name, table.column(name))
+                self._parts[path] = read
+        return self._concat([self._parts[p].select(columns) for p in self.at], columns)
+
+    def widened(self, at: Places) -> Rows:
+        """The rows of ``at`` (holding these): the parts whose rows are the same are
+        not read again."""
+        out = Rows(self.st, at=at)
+        out._columns = self._columns
+        mine = self.at or {}
+        out._parts = {p: t for p, t in self._parts.items()
+                      if p in at and _same_rows(mine[p], at[p])}
+        return out
 
     def _concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
         if self.lengths is None:
@@ -124,6 +132,10 @@ class Rows:
         rows = [np.arange(n) if self.at is None or (r := self.at[p]) is None else r
                 for p, n in zip(self.paths, self.lengths, strict=True)]
         return part, pa.array(np.concatenate(rows) if rows else [], pa.int32())
+
+
+def _same_rows(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return a is None and b is None or a is not None and b is not None and np.array_equal(a, b)
 
 
 def _schema(columns: list[str]) -> pa.Schema:
@@ -295,6 +307,7 @@ class Plan:
     at: Places  # its messages
     old: pa.Array  # the uids of the stored messages among them (their rows are voided)
     comp_base: int
+    rows: Rows | None = None  # the rows of ``at``, as far as the plan read them
 
 
 def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str],
@@ -421,12 +434,14 @@ class SubsetStore(Store):
         self.by_part = {name: uid.take(pa.array(at))
                         for name, at in _grouped(part, np.arange(len(part))).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
-        self.tables = tables
+        self.rows, self.tables = rows, tables
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
              uids: Any = None) -> pa.Table:
         want = schema if columns is None else pa.schema([schema.field(c) for c in columns])
         with_uid = want if "uid" in want.names else want.append(schema.field("uid"))
+        if table == "messages":
+            return self._only(self.rows.read(with_uid.names), uids).select(want.names)
         tables = []
         for path in self.part_paths(table):
             name = path.rsplit("/", 1)[-1]
@@ -436,17 +451,19 @@ class SubsetStore(Store):
                 data = self._read_as(path, with_uid)
                 tables.append(data.filter(pc.is_in(data.column("uid"), value_set=of)))
         out = pa.concat_tables(tables) if tables else with_uid.empty_table()
-        if uids is not None:
-            out = out.filter(pc.is_in(out.column("uid"),
-                                      value_set=pa.array(list(uids), pa.string())))
-        return out.select(want.names)
+        return self._only(out, uids).select(want.names)
+
+    @staticmethod
+    def _only(table: pa.Table, uids: Any) -> pa.Table:
+        if uids is None:
+            return table
+        return table.filter(pc.is_in(table.column("uid"),
+                                     value_set=pa.array(list(uids), pa.string())))
 
     def read_link(self, name: str, uids: Any = None,
                   columns: list[str] | None = None) -> pa.Table | None:
         table = self.tables.get(name)
         if table is None:
             return None
-        if uids is not None:
-            table = table.filter(pc.is_in(table.column("uid"),
-                                          value_set=pa.array(list(uids), pa.string())))
+        table = self._only(table, uids)
         return table if columns is None else table.select(columns)
