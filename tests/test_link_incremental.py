@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from conftest import DATA, ROOT, corpus_path
 
@@ -99,6 +100,30 @@ def test_fixtures_linked_in_three_passes(source: Path, seed: int, tmp_path: Path
                                          always_incremental: None) -> None:
     st = _ingest_in_batches(tmp_path, _split(_messages(source), [0.5, 0.25], seed))
     assert len(st.link_gens()) == 2  # two incremental passes after the first
+    _equals_a_full_link(tmp_path, st)
+
+
+@pytest.mark.parametrize("source", FIXTURES[:3] + FIXTURES[5:], ids=lambda p: p.name)
+def test_subjects_parsed_again_rather_than_read(source: Path, tmp_path: Path,
+                                                always_incremental: None,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass over few messages parses their subjects again instead of reading every
+    stored parse: the same tables, and link/subjects still holds each subject once."""
+    monkeypatch.setattr(mlx.link, "PARSE_COST", 0)
+    parsed_again = []
+    real = mlx.link._known_subjects
+
+    def known(st: Store, few: int | None = None) -> mlx.link.Known:
+        out = real(st, few)
+        parsed_again.append(out.keys is not None)
+        return out
+    monkeypatch.setattr(mlx.link, "_known_subjects", known)
+    st = _ingest_in_batches(tmp_path, _split(_messages(source), [0.5, 0.25], 3))
+    assert len(st.link_gens()) == 2
+    assert parsed_again == [False, True, True]  # the first pass reads, the others parse
+    texts = [t for path, _ in st.link_files("subjects")
+             for t in pq.read_table(path, columns=["subject"]).column("subject").to_pylist()]
+    assert len(texts) == len(set(texts))
     _equals_a_full_link(tmp_path, st)
 
 

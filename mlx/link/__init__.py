@@ -20,7 +20,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.columns import IdCodes, Threading, encode_ids, stamps, take_codes, thread_codes
+from mlx.link.columns import (
+    IdCodes,
+    Threading,
+    encode_ids,
+    numpy,
+    stamps,
+    take_codes,
+    thread_codes,
+)
 from mlx.link.incremental import (
     MessageKeys,
     Places,
@@ -28,6 +36,7 @@ from mlx.link.incremental import (
     Rows,
     SubsetStore,
     components,
+    hashes,
     link_version,
     message_keys,
     plan,
@@ -36,6 +45,7 @@ from mlx.link.patch_columns import (
     known_subjects,
     link_patch_columns,
     parse_subjects,
+    parser_version,
     patch_batches,
     subject_parses,
 )
@@ -43,6 +53,10 @@ from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
 from mlx.store import EXTRACTED, SUBJECT_PARSES, Store
 
+# an incremental pass re-links about this many messages per new one (2-3 measured), and
+# parsing a subject again costs about what reading this many stored parses does
+RELINKED = 4
+PARSE_COST = 50
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
 
@@ -72,7 +86,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
         stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files],
                                 len(files))
         if stored is not None:
-            st.write_link("subjects", stored)
+            _write_subjects(st, stored)
     st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
     st.clear_link_deltas()
     done = _pass(st, Rows(st), 0, 0)
@@ -119,21 +133,19 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
 
 
 def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
-          parsed: tuple[int, pa.Table | None] | None = None) -> Pass:
+          parsed: Known | None = None) -> Pass:
     """Link the messages of ``rows`` (the whole store, or whole components of it), the
     tables written as the base (``gen`` 0) or as delta ``gen`` (``parsed``: the known
     subjects, when the caller read them)."""
     codes, uid, th = _threaded(rows)
-    stored, known = parsed if parsed is not None else _known_subjects(st)
-    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known)
+    known = parsed if parsed is not None else _known_subjects(st)
+    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known.table)
+    seen = seen if seen is not None else known.table
     if gen == 0:
-        if seen is not None or st.part_paths(SUBJECT_PARSES):
-            # the next pass parses only the subjects new since
-            st.write_link("subjects", seen if seen is not None else known)
+        if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
+            _write_subjects(st, seen)  # the next pass parses only the subjects new since
     else:  # only what the stored parses lack
-        new = (seen if seen is not None else known)
-        st.write_link("subjects", new.slice(stored) if new is not None
-                      else subject_parses([]), gen)
+        _write_subjects(st, known.lacking(seen), gen)
     del seen, known
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
     from_addr = facts.column("from_addr").combine_chunks()
@@ -159,22 +171,62 @@ def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
     return Pass(th.n, comp_base + n_comps, counts)
 
 
-def _known_subjects(st: Store) -> tuple[int, pa.Table | None]:
-    """(how many subjects the link tables hold parsed, those and the ones the workers
-    parsed since, each once, of the current parser).  A chunk whose messages were all
-    stored before (or that crashed) adds subjects no message has: a cache keyed by the
+@dataclass
+class Known:
+    """The subject parses a pass looks its subjects up in (``parse_subjects``): those of
+    ``link/subjects`` and the workers' since (``stored``: how many rows of ``table`` are
+    the first), or, for a pass over few messages, only the workers' (``keys``: hashes
+    of the stored subjects' texts; the others are parsed again, which costs less than
+    reading every stored parse)."""
+
+    table: pa.Table | None
+    stored: int
+    keys: np.ndarray | None = None
+
+    def lacking(self, seen: pa.Table | None) -> pa.Table:
+        """The rows of ``seen`` (``table`` and the parses new this pass) that
+        ``link/subjects`` lacks."""
+        if seen is None:
+            return subject_parses([])
+        if self.keys is None:
+            return seen.slice(self.stored)
+        at = np.searchsorted(self.keys, keys := hashes(seen.column("subject")))
+        found = self.keys[np.minimum(at, max(len(self.keys) - 1, 0))] == keys \
+            if len(self.keys) else np.zeros(len(keys), dtype=bool)
+        return seen.filter(pa.array(~found))
+
+
+def _known_subjects(st: Store, few: int | None = None) -> Known:
+    """The parses of the current parser a pass knows, each subject once: ``Known``;
+    with ``few`` (subjects to look up), only the workers' when reading the stored ones
+    would cost more than parsing those again.  A chunk whose messages were all stored
+    before (or that crashed) adds subjects no message has: a cache keyed by the
     subject's text, so they are only never looked up."""
-    files = [pq.read_table(path, filesystem=st.fs) for path, _ in st.link_files("subjects")]
-    stored = known_subjects(files, len(files))
+    paths = [path for path, _ in st.link_files("subjects")]
     staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
+    if few is not None and paths:
+        metas = [pq.read_metadata(p, filesystem=st.fs) for p in paths]
+        version = parser_version().encode()
+        if all("key" in m.schema.names and (m.schema.to_arrow_schema().metadata or {})
+               .get(b"parser") == version for m in metas) \
+                and few * PARSE_COST < sum(m.num_rows for m in metas):
+            keys = [numpy(pq.read_table(p, filesystem=st.fs, columns=["key"]).column("key"), 0)
+                    for p in paths]
+            return Known(known_subjects(staged), 0, np.sort(np.concatenate(keys)))
+    files = [pq.read_table(path, filesystem=st.fs) for path in paths]
+    stored = known_subjects(files, len(files))
     known = known_subjects([*([stored] if stored is not None else []), *staged],
-                           int(stored is not None)) \
-        if staged else stored
-    return (len(stored) if stored is not None else 0), known
+                           int(stored is not None)) if staged else stored
+    return Known(known, len(stored) if stored is not None else 0)
 
 
-def _incremental_plan(st: Store, info: dict[str, Any]
-                      ) -> tuple[Plan, tuple[int, pa.Table | None]] | None:
+def _write_subjects(st: Store, table: pa.Table, gen: int = 0) -> None:
+    """A file of ``link/subjects``, with the hash of each subject's text (``key``)."""
+    keys = pa.array(hashes(table.column("subject")), pa.int64())
+    st.write_link("subjects", table.append_column("key", keys), gen)
+
+
+def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | None:
     """What an incremental pass re-links, and the subjects known (``_known_subjects``);
     None when a full pass is due."""
     if info.get("link") != link_version() or not st.link_files("keys"):
@@ -187,16 +239,16 @@ def _incremental_plan(st: Store, info: dict[str, Any]
         return None  # a part linked before is gone or changed
     new_parts = [p for name, p in names.items() if name not in linked]
     if not new_parts:
-        return Plan(0, {}, pa.array([], pa.string()), 0), (0, None)
+        return Plan(0, {}, pa.array([], pa.string()), 0), Known(None, 0)
     for table in EXTRACTED:  # rows the claims read, of messages linked before
         old = info.get("parts", {}).get(table, {})
         if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
                                               st.part_paths(table)) if name not in old):
             return None
-    parsed = _known_subjects(st)
-    known = parsed[1]
     # each part read once: the new ones, the stored components they touch, and more
     read = [Rows(st, at=dict.fromkeys(new_parts))]
+    parsed = _known_subjects(st, RELINKED * read[0].read(["uid"]).num_rows)
+    known = parsed.table
 
     def statuses(at: Places) -> MessageKeys:
         read.append(read[-1].widened(at))
@@ -219,7 +271,7 @@ def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]
 
 
 def _incremental(st: Store, info: dict[str, Any], todo: Plan,
-                 parsed: tuple[int, pa.Table | None]) -> dict[str, int]:
+                 parsed: Known) -> dict[str, int]:
     """Re-link the messages of ``todo`` into delta ``todo.gen``."""
     gen = todo.gen
     old = todo.old.to_pylist()
