@@ -53,6 +53,7 @@ WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
 # a pass re-links incrementally while the rows of its deltas stay under this share of
 # the store; past it a full pass replaces base and deltas
 COMPACT = 0.25
+HASH_ROWS = 100_000
 
 
 def link_version() -> str:
@@ -142,13 +143,16 @@ def _schema(columns: list[str]) -> pa.Schema:
     return pa.schema([MESSAGES.field(c) for c in columns])
 
 
-def hashes(values: pa.Array) -> np.ndarray:
-    """A 64-bit hash of each string (nulls hash as the empty string)."""
+def hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit hash of each string (nulls hash as the empty string), a slice at a time:
+    each string is a Python object while it is hashed."""
     import pandas as pd
-    if not len(values):
-        return np.zeros(0, dtype=np.int64)
-    objects = pc.fill_null(values.cast(pa.string()), "").to_numpy(zero_copy_only=False)
-    return pd.util.hash_array(objects, categorize=False).view(np.int64)
+    out = np.zeros(len(values), dtype=np.int64)
+    for start in range(0, len(values), HASH_ROWS):
+        part = values.slice(start, HASH_ROWS)
+        objects = pc.fill_null(part.cast(pa.string()), "").to_numpy(zero_copy_only=False)
+        out[start:start + len(part)] = pd.util.hash_array(objects, categorize=False).view(np.int64)
+    return out
 
 
 @dataclass
@@ -247,8 +251,11 @@ def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
     id; a title's postings and the messages that take their patch by that title; parts
     of one posting key less than the posting window apart; parts of one author and title;
     postings of one author, title and set tag."""
-    a = [np.flatnonzero(codes.mid_code >= 0), np.repeat(np.arange(n), codes.length)]
-    b = [n + codes.mid_code[a[0]], n + codes.ref_code.astype(np.int64)]
+    # node numbers: messages, ids, then one per title, series and posting name (int32
+    # while they fit: the edges are most of the pass's memory here)
+    node = np.int32 if 4 * n + len(codes.ids) < 2**31 else np.int64
+    a = [np.flatnonzero(codes.mid_code >= 0), np.repeat(np.arange(n, dtype=node), codes.length)]
+    b = [n + codes.mid_code[a[0]].astype(node), n + codes.ref_code.astype(node)]
     base = n + len(codes.ids)
     # a title some message needs and some posting has
     titled = np.flatnonzero(keys.has_norm & (keys.posting | keys.need))
@@ -274,15 +281,16 @@ def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
         (keys.when[rows[1:]] - keys.when[rows[:-1]] <= WINDOW_US)
     a.append(rows[:-1][close])
     b.append(rows[1:][close])
-    label = _union(base, np.concatenate(a).astype(np.int64), np.concatenate(b).astype(np.int64))
-    return np.unique(label[:n], return_inverse=True)[1].reshape(-1)
+    label = _union(base, np.concatenate(a).astype(node, copy=False),
+                   np.concatenate(b).astype(node, copy=False))
+    return np.unique(label[:n], return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
 def _union(size: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The smallest node of each node's component, the edges being ``a[k]``-``b[k]``:
     roots hooked under the smaller root of every edge, then pointers jumped to roots,
     until every edge has one root."""
-    label = np.arange(size, dtype=np.int64)
+    label = np.arange(size, dtype=a.dtype)
     while True:
         la, lb = label[a], label[b]
         differ = la != lb

@@ -204,6 +204,9 @@ def link_patch_columns(th: Threading, uid: pa.Array, subjects: Subjects,
                   _reports(th, uid, subjects, kind, is_reply), is_patch)
 
 
+KIND_FACTS = ["has_diff", "diffstat_files", "signed_off", "request_pull"]  # patch_kinds reads
+
+
 def patch_kinds(subjects: Subjects, facts: pa.Table
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per message, from its subject and its own facts alone: (kind, is_reply, is_patch,
