@@ -78,6 +78,7 @@ def bench(label: str, store: str, work: str) -> None:
     base = os.path.join(work, "inc-base")
     shutil.rmtree(base, ignore_errors=True)
     shutil.copytree(store, base, ignore=shutil.ignore_patterns("link"))
+    os.sync()  # the copy written back before the pass, not during it
     full = run_link(ROOT, base)
     print(f"  full:  {full['secs']:6.2f} s, peak +{full['extra'] / 2**20:6.0f} MiB")
     for what, count in (("+1%", max(1, n // 100)), ("+10", 10)):
@@ -85,6 +86,7 @@ def bench(label: str, store: str, work: str) -> None:
         shutil.rmtree(run, ignore_errors=True)
         shutil.copytree(base, run)
         added = add_newest(run, count, "new")
+        os.sync()
         inc = run_link(ROOT, run)
         from mlx.store import Store
         info = Store(run).link_info()
