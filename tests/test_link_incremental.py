@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import DATA, ROOT, corpus_path
@@ -15,7 +16,7 @@ import mlx.link.incremental as incremental
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
-from mlx.link.incremental import _union
+from mlx.link.incremental import Rows, _isin, _marked, _pairs, _ranges, _union
 from mlx.store import Store
 
 TABLES = ("messages", "threads", "patches", "reports", "claims", "keys")
@@ -181,3 +182,66 @@ def test_union_finds_components() -> None:
     n = 1000
     label = _union(n, np.arange(n - 1)[::-1], np.arange(1, n)[::-1])
     assert (label == 0).all()
+
+
+def test_plan_lookups() -> None:
+    # membership by binary search, as np.isin
+    values = np.array([5, -3, 7, 5, 0, 2**62])
+    assert _isin(values, np.array([5, 2**62, 9])).tolist() == \
+        np.isin(values, [5, 2**62, 9]).tolist()
+    assert not _isin(values, np.zeros(0, dtype=np.int64)).any()
+    # components marked by label
+    assert _marked(np.array([0, 3, 1, 3]), np.array([3])).tolist() == [False, True, False, True]
+    # the parts of one key within a window: (key, time) pairs searched in lexical order
+    key, when = np.array([1, 1, 1, 2, 2]), np.array([10, 20, 90, 15, 16])
+    stored = _pairs(key, when)
+    lo = np.searchsorted(stored, _pairs(np.array([1, 2, 3]), np.array([5, 5, 5])), "left")
+    hi = np.searchsorted(stored, _pairs(np.array([1, 2, 3]), np.array([25, 15, 25])), "right")
+    assert _ranges(lo, hi).tolist() == [0, 1, 3]  # key 1 at 10 and 20; key 2 at 15
+    assert _ranges(np.array([2, 2]), np.array([2, 1])).tolist() == []
+
+
+def test_rows_read_each_part_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subset's rows: in store order, each part opened once however many columns are
+    asked for, and a widened subset opens only the parts whose rows changed."""
+    msgs = _messages(DATA / "threads" / "patch-attribution.mbox")
+    st = _ingest_in_batches(tmp_path, [msgs[:4], msgs[4:8], msgs[8:]], extract=False)
+    paths = st.part_paths("messages")
+    assert len(paths) >= 3
+    every = Rows(st).read(["uid", "subject"])
+    opened: list[str] = []
+    real = Store._read_as
+    monkeypatch.setattr(Store, "_read_as",
+                        lambda self, path, want: opened.append(path) or real(self, path, want))
+    first = Rows(st, at={paths[0]: np.array([0, 2]), paths[2]: None})
+    got = first.read(["uid"])
+    first.read(["subject", "date"])
+    assert sorted(opened) == sorted([paths[0], paths[2]])
+    n2 = len(every) - sum(len(pq.read_table(p, columns=["uid"])) for p in paths[:2])
+    assert got.column("uid").to_pylist() == [every.column("uid")[0].as_py(),
+                                             every.column("uid")[2].as_py()] + \
+        every.column("uid").to_pylist()[len(every) - n2:]
+    opened.clear()
+    wider = first.widened({paths[0]: np.array([0, 1, 2]), paths[1]: np.array([0]),
+                           paths[2]: None})
+    table = wider.read(["uid", "subject"])
+    assert sorted(opened) == sorted([paths[0], paths[1]])  # paths[2] kept
+    part, row = wider.positions()
+    assert part.cast(pa.string()).to_pylist()[:4] == [paths[0].rsplit("/", 1)[-1]] * 3 + \
+        [paths[1].rsplit("/", 1)[-1]]
+    assert row.to_pylist()[:4] == [0, 1, 2, 0]
+    assert table.num_rows == 4 + n2
+
+
+def test_link_info_read_again_when_it_changes(tmp_path: Path) -> None:
+    st = _ingest_in_batches(tmp_path, [_messages(DATA / "threads" / "series-out-of-order.mbox")],
+                            extract=False)
+    info = st.link_info()
+    assert info["rows"]["links"] == 5 and st.link_info() is info  # kept while unchanged
+    other = Store(st.path)
+    other.write_link_info({**info, "lists": 99, "padding": "x" * 10})
+    assert st.link_info()["lists"] == 99  # written by another Store: read again
+    st.write_link_info(info)
+    assert st.link_info()["lists"] == info["lists"]
+    (tmp_path / "s" / "link" / "info.json").unlink()
+    assert st.link_info() == {}
