@@ -372,6 +372,8 @@ class Store:
         if not files:
             return None
         key = LINK_KEYS.get(name, "uid")
+        if not any(dead for _, dead in files):
+            key = None  # no rows void: the key is not needed
         cols = columns if columns is None or key is None or key in columns \
             else [*columns, key]
         wanted = None if uids is None else pa.array(list(uids), pa.string())

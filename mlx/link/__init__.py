@@ -275,7 +275,11 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
     todo = plan(st, info, keys, new_parts, len(uid), statuses)
     if todo is None:
         return None
-    todo.rows = read[-1].widened(todo.at)
+    todo.rows = rows = read[-1].widened(todo.at)
+    part = rows.positions()[0].cast(pa.string())
+    stored = pc.invert(pc.is_in(part, value_set=pa.array([p.rsplit("/", 1)[-1]
+                                                          for p in new_parts])))
+    todo.old = rows.read(["uid"]).column("uid").filter(stored).combine_chunks()
     return todo, parsed
 
 

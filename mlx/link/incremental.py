@@ -324,7 +324,7 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     components they touch (``statuses``: the keys of some messages threaded together,
     for the titles the messages re-linked take their patch by); None when a full pass
     is due."""
-    old = st.read_link("keys")
+    old = st.read_link("keys", columns=[f.name for f in KEYS if f.name != "uid"])
     if old is None:
         return None
     comp = numpy(old.column("comp"))
@@ -366,13 +366,12 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     now = statuses(_places(paths, old, touched, new_parts))
     titles = np.unique(now.norm[now.need & now.has_norm])
     touched |= _marked(comp, comp[~touched & posting & _isin(norm, titles)])
-    old_uids = old.column("uid").filter(pa.array(touched)).combine_chunks()
     base_rows = int(info.get("rows", {}).get("links", 0))
-    relinked = len(old_uids) + new_count
+    relinked = int(touched.sum()) + new_count
     if info.get("delta_rows", 0) + relinked > COMPACT * max(base_rows, 1):
         return None
     gen = max([0, *st.link_gens()]) + 1
-    return Plan(gen, _places(paths, old, touched, new_parts), old_uids,
+    return Plan(gen, _places(paths, old, touched, new_parts), pa.array([], pa.string()),
                 int(info.get("next_comp", 0)))
 
 
