@@ -67,7 +67,7 @@ class Archive:
             return df if columns is None else df[columns]
         df = _to_pandas(self.store.read(name, PART_TABLES[name], _without(columns, "patch_id")))
         if name in EXTRACTED and (columns is None or "patch_id" in columns):
-            df = df.merge(self._link_table("links")[["uid", "patch_id"]], on="uid", how="left")
+            df = df.merge(self._patch_ids(set(df.uid)), on="uid", how="left")
             order = list(df.columns)
             order.insert(2, order.pop(order.index("patch_id")))
             df = df[order]
@@ -97,6 +97,16 @@ class Archive:
             self._cache[key] = _to_pandas(table if table is not None
                                           else LINK_TABLES[name].empty_table())
         return self._cache[key]
+
+    def _patch_ids(self, uids: set[str]) -> pd.DataFrame:
+        """uid and patch_id of the messages ``uids``: from the links table when it was
+        read, else only those rows and columns of it (on a store of millions the whole
+        table in pandas is hundreds of MiB)."""
+        if "link:links" in self._cache:
+            return self._cache["link:links"][["uid", "patch_id"]]
+        table = self.store.read_link("messages", uids=uids, columns=["uid", "patch_id"])
+        return _to_pandas(table if table is not None
+                          else schema.LINKS.empty_table().select(["uid", "patch_id"]))
 
     def _cached(self, key: str, make: Any) -> Any:
         if key not in self._cache:

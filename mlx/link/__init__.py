@@ -37,7 +37,6 @@ from mlx.link.incremental import (
     Rows,
     SubsetStore,
     components,
-    hashes,
     link_version,
     message_keys,
     plan,
@@ -53,7 +52,7 @@ from mlx.link.patch_columns import (
 )
 from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, Store
+from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, hashes
 
 # an incremental pass re-links about this many messages per new one (2-3 measured), and
 # parsing a subject again costs about what reading this many stored parses does
@@ -159,6 +158,7 @@ def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
     del linked.patches  # before the keys and components, the pass's largest arrays
     _release()
     keys = message_keys(codes, th, subjects, facts, from_addr)
+    _release()
     comp = components(th.n, keys, codes)
     st.write_link("keys", keys.table(uid, comp_base + comp, rows.positions()), gen)
     n_comps = int(comp.max()) + 1 if len(comp) else 0

@@ -35,7 +35,7 @@ from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.schema import FACT_COLUMNS, MESSAGES
-from mlx.store import Store
+from mlx.store import Store, hashes
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
@@ -53,7 +53,6 @@ WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
 # a pass re-links incrementally while the rows of its deltas stay under this share of
 # the store; past it a full pass replaces base and deltas
 COMPACT = 0.25
-HASH_ROWS = 100_000
 
 
 def link_version() -> str:
@@ -70,6 +69,7 @@ def _link_code() -> str:
     h = hashlib.sha1(usedforsecurity=False)
     for module in (link, columns, patch_columns, incremental, claims):
         h.update(inspect.getsource(module).encode())
+    h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes
     return h.hexdigest()[:16]
 
 
@@ -141,18 +141,6 @@ def _same_rows(a: np.ndarray | None, b: np.ndarray | None) -> bool:
 
 def _schema(columns: list[str]) -> pa.Schema:
     return pa.schema([MESSAGES.field(c) for c in columns])
-
-
-def hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A 64-bit hash of each string (nulls hash as the empty string), a slice at a time:
-    each string is a Python object while it is hashed."""
-    import pandas as pd
-    out = np.zeros(len(values), dtype=np.int64)
-    for start in range(0, len(values), HASH_ROWS):
-        part = values.slice(start, HASH_ROWS)
-        objects = pc.fill_null(part.cast(pa.string()), "").to_numpy(zero_copy_only=False)
-        out[start:start + len(part)] = pd.util.hash_array(objects, categorize=False).view(np.int64)
-    return out
 
 
 @dataclass
