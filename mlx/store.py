@@ -122,6 +122,14 @@ def hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return out
 
 
+def in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is among ``keys`` (sorted): a binary search, for many
+    values and fewer keys."""
+    if not len(keys):
+        return np.zeros(len(values), dtype=bool)
+    return keys[np.minimum(np.searchsorted(keys, values), len(keys) - 1)] == values
+
+
 def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table) -> None:
     """Write under a temporary name, then rename: readers never see half a file."""
     pq.write_table(data, path + ".tmp", compression="zstd", filesystem=fs)
@@ -319,8 +327,7 @@ class Store:
 
         def rows_of(path: str) -> pa.Table:
             data = self._read_as(path, with_uid)
-            h = hashes(data.column("uid"))
-            rows = np.flatnonzero(keys[np.minimum(np.searchsorted(keys, h), len(keys) - 1)] == h)
+            rows = np.flatnonzero(in_sorted(hashes(data.column("uid")), keys))
             rows = rows[[u in wanted for u in data.column("uid").take(pa.array(rows)).to_pylist()]]
             return data.take(pa.array(rows)).select(want.names)
         if not wanted:

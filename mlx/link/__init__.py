@@ -52,7 +52,7 @@ from mlx.link.patch_columns import (
 )
 from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, hashes
+from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, hashes, in_sorted
 
 # an incremental pass re-links about this many messages per new one (2-3 measured), and
 # parsing a subject again costs about what reading this many stored parses does
@@ -207,10 +207,7 @@ class Known:
             return subject_parses([])
         if self.keys is None:
             return seen.slice(self.stored)
-        at = np.searchsorted(self.keys, keys := hashes(seen.column("subject")))
-        found = self.keys[np.minimum(at, max(len(self.keys) - 1, 0))] == keys \
-            if len(self.keys) else np.zeros(len(keys), dtype=bool)
-        return seen.filter(pa.array(~found))
+        return seen.filter(pa.array(~in_sorted(hashes(seen.column("subject")), self.keys)))
 
 
 def _known_subjects(st: Store, few: int | None = None) -> Known:

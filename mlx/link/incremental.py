@@ -1,18 +1,20 @@
 """Re-linking only what new messages touch.
 
-Every rule of the link pass reaches across messages through one of three things:
-an id (a Message-ID or a ``thread_refs`` id: threads, ghosts, the patch of a reply),
-a normalised patch title (a reply's patch by its subject, the newest version of a
-title, series joined by shared titles), and the posting key of a patch part (author,
-part count, RFC-ness and set tag: parts sent apart joined into one posting).  The
-**components** of the graph of messages joined by those (a title only where some
-patch posting has it) are independent: the pass over a union of whole components
-gives their messages the rows the pass over the whole store gives them.
+Every rule of the link pass reaches across messages through one of a few keys: an
+id (a Message-ID or a ``thread_refs`` id: threads, ghosts, the patch of a reply); a
+normalised title (a reply's patch by its subject, and the newest version of that
+title), joining only a title's postings and the messages that take their patch by it;
+the posting key of a patch part (author, part count, RFC-ness and set tag: parts sent
+apart joined into one posting, within the posting window); an author and title (series
+joined by shared titles); an author, title and set tag (postings of one series name).
+The **components** of the graph of messages joined by those are independent: the pass
+over a union of whole components gives their messages the rows the pass over the whole
+store gives them.
 
-So each message's keys (its id hashes, title hash, posting key hash) and component
-are stored in ``link/keys``; a later pass reads the new messages, finds the stored
-components they share a key with, and re-links only those messages and the new
-ones (the rows of the old ones are voided by the delta, see ``Store.read_link``).
+So each message's key hashes, component, part and row are stored in ``link/keys``; a
+later pass reads the new messages, finds the stored components they share a key with,
+and re-links only those messages and the new ones, reading only their parts (the rows
+of the old ones are voided by the delta, see ``Store.read_link``).
 A hash collision only adds a component to the set re-linked.  ``tests/test_link_incremental.py``
 checks the tables equal a full re-link.
 """
@@ -35,7 +37,7 @@ from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.schema import FACT_COLUMNS, MESSAGES
-from mlx.store import Store, hashes
+from mlx.store import Store, hashes, in_sorted
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
@@ -75,16 +77,13 @@ def _link_code() -> str:
 
 class Rows:
     """The message columns a link pass reads, in the order of the parts and of the rows
-    in each: of every stored message, of whole parts (``paths``), or of some rows of
-    some parts (``at``: {part path: row numbers, or None for all}).  A whole store is
-    read a few columns at a time; a subset's columns are read together, each part
-    opened once."""
+    in each: of every stored message, or of some rows of some parts (``at``: {part
+    path: row numbers, or None for all}).  A whole store is read a few columns at a
+    time; a subset's columns are read together, each part opened once."""
 
-    def __init__(self, st: Store, paths: list[str] | None = None,
-                 at: Places | None = None) -> None:
+    def __init__(self, st: Store, at: Places | None = None) -> None:
         self.st, self.at = st, at
-        self.paths = list(at) if at is not None else \
-            paths if paths is not None else st.part_paths("messages")
+        self.paths = list(at) if at is not None else st.part_paths("messages")
         self.lengths: list[int] | None = None  # rows read of each part
         self._parts: dict[str, pa.Table] = {}  # a subset's rows of each part
         self._columns = SUBSET_COLUMNS
@@ -342,10 +341,11 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     rows = np.flatnonzero(has_pclass & dated)
     rows = rows[np.lexsort((when[rows], pclass[rows]))]
     asked = new.has_pclass & new.dated
-    lo = np.searchsorted(_pairs(pclass[rows], when[rows]),
-                         _pairs(new.pclass[asked], new.when[asked] - WINDOW_US), "left")
-    hi = np.searchsorted(_pairs(pclass[rows], when[rows]),
-                         _pairs(new.pclass[asked], new.when[asked] + WINDOW_US), "right")
+    stored_parts = _pairs(pclass[rows], when[rows])
+    lo = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] - WINDOW_US),
+                         "left")
+    hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
+                         "right")
     hit.append(comp[rows[_ranges(lo, hi)]])
     touched = _marked(comp, np.concatenate(hit))
     paths = st.part_paths("messages")
@@ -381,10 +381,7 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 def _isin(values: np.ndarray, of: np.ndarray) -> np.ndarray:
     """``np.isin`` for many values and few ``of``: a binary search in those."""
-    of = np.unique(of)
-    if not len(of):
-        return np.zeros(len(values), dtype=bool)
-    return of[np.minimum(np.searchsorted(of, values), len(of) - 1)] == values
+    return in_sorted(values, np.unique(of))
 
 
 def _marked(comp: np.ndarray, hit: np.ndarray) -> np.ndarray:
