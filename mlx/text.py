@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 V = TypeVar("V")
@@ -132,12 +132,16 @@ class Scanner:
 
 
 def matched_at(rx: re.Pattern[str], text: str, ends: Iterable[int],
-               backs: Iterable[int]) -> list[int]:
+               backs: Iterable[int], heads: Collection[str] | None = None) -> list[int]:
     """The ends (of a literal a scan found) where ``rx`` matches from ``back`` characters
     before one of them: a pattern whose every match holds that literal at a known offset is
-    tried there only, not at every character of the text."""
+    tried there only, not at every character of the text.  With ``heads`` (the literals,
+    when every match starts with one), only from where the literal ending there starts: a
+    match starting at another literal, ``back`` characters before, is not this one's."""
     backs = tuple(backs)
-    return [end for end in ends if any(rx.match(text, end - b) for b in backs if end >= b)]
+    return [end for end in ends if any(
+        (heads is None or text[end - b:end + 1] in heads) and rx.match(text, end - b)
+        for b in backs if end >= b)]
 
 
 class Words:

@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mlx.extract.hardware import extract_hardware
@@ -306,6 +306,7 @@ def _line_pieces() -> list[str]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_line_pieces()), max_size=12))
+@example(parts=["Intel", "\n", "E3-"])  # BODY_HW matches 8 back of "E3-": at "Intel"
 def test_line_words_are_the_lines_each_kind_of_word_stands_on(parts: list[str]) -> None:
     from mlx.extract.hardware import SHAPE_WORDS, _line_words, platform_words
     from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS, nic_tokens

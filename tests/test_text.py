@@ -49,3 +49,15 @@ def test_matched_at_tries_the_pattern_only_at_its_offsets_before_a_found_literal
     assert matched_at(rx, text, ends, (4, 5)) == ends[1:]  # the first has no digit before
     assert matched_at(rx, text, ends, (4,)) == ends[2:]  # "940 Mbps" starts 5 back
     assert matched_at(rx, text, [2], (4, 5)) == []  # no start before the text's
+
+
+def test_matched_at_with_heads_credits_only_the_literal_a_match_starts_at() -> None:
+    import re
+
+    from mlx.text import matched_at
+    rx = re.compile(r"Intel|E3-\d{4}")
+    text = "Intel\nE3-"  # no digits after "E3-" (ending at 8), but "Intel" matches 8 back
+    ends = [4, 8]
+    assert matched_at(rx, text, ends, (2, 4, 8)) == [4, 8]  # any match at an offset
+    assert matched_at(rx, text, ends, (2, 4, 8), {"Intel", "E3-"}) == [4]
+    assert matched_at(rx, "Intel\nE3-1230", [4, 8], (2, 4), {"Intel", "E3-"}) == [4, 8]

@@ -338,12 +338,13 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
 
 
 # a BODY_HW match starts with a STRONG pattern's literal head: one of these before its end
-HEAD_BACKS = sorted({len(literal_head(p)) - 1 for p in STRONG})
+HEADS = frozenset(literal_head(p) for p in STRONG)
+HEAD_BACKS = sorted({len(head) - 1 for head in HEADS})
 
 
 def _confirmed(text: str, ends: Iterable[int]) -> list[int]:
-    """The ends of the literal heads found where a BODY_HW match starts."""
-    return matched_at(BODY_HW, text, ends, HEAD_BACKS)
+    """The ends of the literal heads found where a BODY_HW match starts (at that head)."""
+    return matched_at(BODY_HW, text, ends, HEAD_BACKS, HEADS)
 
 
 # substrings of the shapes read by regex (links, kernels, architectures, machine sizes)
