@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -27,7 +28,7 @@ from mlx.ingest import fetch
 from mlx.ingest.plan import Pending, Planner
 from mlx.ingest.sources import Source, discover
 from mlx.link import link_store
-from mlx.pipeline import EXTRACTOR_NAMES, Sink, run_chunk
+from mlx.pipeline import EXTRACTOR_NAMES, Sink, run_chunk, warm_up
 from mlx.store import ERRORS, Store
 
 __all__ = ["HEADERS", "LINK_COLUMNS", "Archive", "IngestReport", "ingest", "load"]
@@ -117,15 +118,18 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; "
                        f"use {', '.join(EXTRACTOR_NAMES)}")
     started = time.perf_counter()
+    # spaCy loads while git fetches (on the local engine: its processes fork from here)
+    warm = warm_up(extractors) if engine == "local" else None
     with fetch.localized(list(paths), store, cache, lore, progress=progress is not None
                          and sys.stderr.isatty()) as local_paths:
         return _ingest(local_paths, list(paths), store, workers, engine, progress, extractors,
-                       scheduler, strict, started)
+                       scheduler, strict, started, warm)
 
 
 def _ingest(paths: list[str], given: list[str], store: str, workers: int | None, engine: str,
             progress: Callable[[int], None] | None, extractors: tuple[str, ...],
-            scheduler: str | None, strict: bool, started: float) -> IngestReport:
+            scheduler: str | None, strict: bool, started: float,
+            warm: threading.Thread | None) -> IngestReport:
     sources, skipped = discover(list(paths))
     st = Store(store, create=True)
     n_workers = workers or local.default_workers()
@@ -135,7 +139,7 @@ def _ingest(paths: list[str], given: list[str], store: str, workers: int | None,
     with st.locked(), _strict(strict):
         report = IngestReport(store=store, sources=len(sources), skipped_files=skipped)
         _run(st, sources, report, eng=(dask_engine.DaskEngine(n_workers, scheduler)
-                                       if engine == "dask" else local.LocalEngine(n_workers)),
+                                       if engine == "dask" else local.LocalEngine(n_workers, warm)),
              extractors=extractors, progress=progress)
         report.elapsed = time.perf_counter() - started
         st.manifest.setdefault("runs", []).append({

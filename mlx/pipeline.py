@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,7 +25,7 @@ import pyarrow as pa
 from mlx.extract.hardware import extract_hardware
 from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
-from mlx.extract.statements import extract_statements
+from mlx.extract.statements import extract_statements, nlp
 from mlx.ingest.chunks import Chunk, ReadStats, read_chunk
 from mlx.ingest.defects import strict
 from mlx.ingest.parse import ErrorRecord, MessageRecord
@@ -133,6 +134,26 @@ def _extracted(ex: Extractor, r: MessageRecord) -> list[Any] | None:
             raise
         log.warning("%s extractor failed on %s", ex.name, r.message_id, exc_info=True)
         return None
+
+
+def warm_up(extract: tuple[str, ...]) -> threading.Thread | None:
+    """Build on a thread what the ``extract``-ors build on first use (spaCy's pipeline for
+    the statements: 0.7 s, most of it importing spaCy) while the driver waits on git or
+    plans; processes forked once it has finished start with it built.  A process must not
+    fork while the thread runs (the child would inherit its import lock, held): the local
+    engine joins it before its first fork."""
+    if "statements" not in extract:
+        return None
+    thread = threading.Thread(target=_warm, name="mlx-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm() -> None:
+    try:
+        nlp()
+    except Exception:  # noqa: BLE001 - the chunk's own call raises it where it is read
+        log.debug("warm-up failed", exc_info=True)
 
 
 _WORKER = False  # set in the local engine's worker processes (``mark_worker``)

@@ -299,6 +299,45 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
             list(eng.map(_die_on_second, chunks))
 
 
+WARMED: list[str] = []
+
+
+def _warmed() -> list[str]:
+    return WARMED
+
+
+def test_the_pool_forks_after_the_warm_up_has_finished() -> None:
+    import threading
+
+    from mlx.engine.local import LocalEngine
+
+    def slow() -> None:
+        time.sleep(0.3)
+        WARMED.append("built")
+    WARMED.clear()
+    warm = threading.Thread(target=slow)
+    warm.start()
+    with LocalEngine(2, warm) as eng:
+        # the worker forked once the thread had finished: it holds what the thread built
+        assert eng.call(_warmed) == ["built"]
+    assert not warm.is_alive()
+
+
+def test_the_statements_pipeline_is_built_once_whoever_asks_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlx.extract import statements
+    from mlx.pipeline import warm_up
+    monkeypatch.setattr(statements, "_NLP", None)
+    assert warm_up(("results", "hardware")) is None  # nothing of theirs is slow to build
+    warm = warm_up(("statements",))
+    assert warm is not None
+    built = statements.nlp()  # waits for the warm-up's build, does not build another
+    warm.join()
+    assert statements.nlp() is built
+    assert [s.stated_pct for s in statements.extract_statements(
+        "This patch improves throughput by 7% on our test rig.\n", "[PATCH] net: x")] == [7.0]
+
+
 def test_headers_are_messages_without_bodies(tmp_path: Path) -> None:
     store = str(tmp_path / "s")
     mlx.ingest([str(ROOT / "data")], store=store, workers=1)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 from mlx.engine import in_order, task_result
@@ -25,11 +26,15 @@ def default_workers() -> int:
 
 
 class LocalEngine:
-    """``workers`` processes forked from the driver; none (in-process) for one worker."""
+    """``workers`` processes forked from the driver; none (in-process) for one worker.
 
-    def __init__(self, workers: int) -> None:
+    ``warm`` (``mlx.pipeline.warm_up``'s thread) is joined before the first task is
+    submitted, when the pool forks its processes: they start with what it built."""
+
+    def __init__(self, workers: int, warm: threading.Thread | None = None) -> None:
         self.workers = workers
         self.pool: ProcessPoolExecutor | None = None
+        self.warm = warm
 
     def __enter__(self) -> LocalEngine:
         if self.workers > 1:
@@ -52,11 +57,17 @@ class LocalEngine:
             for chunk in chunks:
                 yield chunk, fn(chunk)
             return
-        pool = self.pool
-        yield from in_order(chunks, lambda chunk: pool.submit(fn, chunk), 2 * self.workers)
+        yield from in_order(chunks, lambda chunk: self._submit(fn, chunk), 2 * self.workers)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         if self.pool is None:
             return fn(*args)
-        result: T = task_result(self.pool.submit(fn, *args))
+        result: T = task_result(self._submit(fn, *args))
         return result
+
+    def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        assert self.pool is not None
+        if self.warm is not None:  # the pool forks on its first submit
+            self.warm.join()
+            self.warm = None
+        return self.pool.submit(fn, *args)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,62 +154,70 @@ class Statement:
 
 
 _NLP: Any = None
+_NLP_BUILT = threading.Lock()  # a warm-up thread (mlx.pipeline.warm_up) may be building it
 
 
 def nlp() -> Any:
+    """spaCy's sentencizer and the effect Matcher, built on first use (0.7 s, most of it
+    importing spaCy)."""
     global _NLP
-    if _NLP is None:
-        import spacy
-        pipe = spacy.blank("en")
-        pipe.add_pipe("sentencizer")
-        from spacy.matcher import Matcher
-        matcher = Matcher(pipe.vocab)
-        effect = {"LOWER": {"REGEX": EFFECT_WORDS.rx.pattern}}
-        pct = {"TEXT": {"REGEX": PCT}}
-        pct_sign = {"TEXT": "%", "OP": "?"}
-        # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
-        matcher.add("pct_effect", [
-            [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
-            [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
-            # "saw 75% and 53% regression": the first of two
-            [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
-             {"OP": "{0,3}", "LIKE_NUM": False}, effect],
-            [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
-             {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
-        ])
-        # "double the bandwidth", "twice as fast", "triples the rate" (not "double vlan",
-        # "freed twice": the factor must name a performance)
-        factor = {"LOWER": {"REGEX": r"^(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed))$"}}
-        matcher.add("factor_effect", [
-            [factor, {"LOWER": {"IN": ["the", "its", "our", "their", "of"]}, "OP": "?"},
-             {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
-                               "pps", "iops"]}}],
-            [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
-        ])
-        # "2x faster", "3 times better"
-        matcher.add("times_effect", [
-            [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
-            [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
-        ])
-        # "provides an improvement in performance", "the performance drop is significant"
-        perf = {"LOWER": {"REGEX": PERF_NOUN.rx.pattern}}
-        effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ing|ement|ements)|regress(?:ed|ing|"
-                                          r"ion|ions)|degrad(?:es|ed|ing|ation)|boost(?:s|ed|ing)?|"
-                                          r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
-                                          r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
-                                          r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
-        matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
-                                    [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
-        # "a big performance improvement", "significant regression"
-        matcher.add("word_effect", [
-            [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
-                               "measurable", "substantial", "small", "slight", "minor"]}},
-             {"OP": "{0,2}", "LIKE_NUM": False},
-             {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
-                                 r"gain|boost)s?$"}}],
-        ])
-        _NLP = (pipe, matcher)
+    with _NLP_BUILT:
+        if _NLP is None:
+            _NLP = _build()
     return _NLP
+
+
+def _build() -> Any:
+    import spacy
+    pipe = spacy.blank("en")
+    pipe.add_pipe("sentencizer")
+    from spacy.matcher import Matcher
+    matcher = Matcher(pipe.vocab)
+    effect = {"LOWER": {"REGEX": EFFECT_WORDS.rx.pattern}}
+    pct = {"TEXT": {"REGEX": PCT}}
+    pct_sign = {"TEXT": "%", "OP": "?"}
+    # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
+    matcher.add("pct_effect", [
+        [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
+        [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+        # "saw 75% and 53% regression": the first of two
+        [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
+         {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+        [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
+         {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
+    ])
+    # "double the bandwidth", "twice as fast", "triples the rate" (not "double vlan",
+    # "freed twice": the factor must name a performance)
+    factor = {"LOWER": {"REGEX": r"^(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed))$"}}
+    matcher.add("factor_effect", [
+        [factor, {"LOWER": {"IN": ["the", "its", "our", "their", "of"]}, "OP": "?"},
+         {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
+                           "pps", "iops"]}}],
+        [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
+    ])
+    # "2x faster", "3 times better"
+    matcher.add("times_effect", [
+        [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
+        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
+    ])
+    # "provides an improvement in performance", "the performance drop is significant"
+    perf = {"LOWER": {"REGEX": PERF_NOUN.rx.pattern}}
+    effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ing|ement|ements)|regress(?:ed|ing|"
+                                      r"ion|ions)|degrad(?:es|ed|ing|ation)|boost(?:s|ed|ing)?|"
+                                      r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
+                                      r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
+                                      r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
+    matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
+                                [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
+    # "a big performance improvement", "significant regression"
+    matcher.add("word_effect", [
+        [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
+                           "measurable", "substantial", "small", "slight", "minor"]}},
+         {"OP": "{0,2}", "LIKE_NUM": False},
+         {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
+                             r"gain|boost)s?$"}}],
+    ])
+    return pipe, matcher
 
 
 NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
