@@ -136,23 +136,25 @@ def _extracted(ex: Extractor, r: MessageRecord) -> list[Any] | None:
         return None
 
 
-def warm_up(extract: tuple[str, ...]) -> threading.Thread | None:
-    """Build on a thread what the ``extract``-ors build on first use (spaCy's pipeline for
-    the statements: 0.7 s, most of it importing spaCy) while the driver waits on git or
-    plans; processes forked once it has finished start with it built.  A process must not
-    fork while the thread runs (the child would inherit its import lock, held): the local
-    engine joins it before its first fork."""
-    if "statements" not in extract:
-        return None
-    thread = threading.Thread(target=_warm, name="mlx-warm-up", daemon=True)
+def warm_up(extract: tuple[str, ...]) -> threading.Thread:
+    """Load on a thread what the run loads on first use (spaCy's pipeline for the
+    ``statements`` extractor, 0.7 s, most of it importing spaCy; pandas for the link
+    stage's claims, 0.3 s) while the driver waits on git or plans; processes forked once
+    it has finished start with it loaded.  A process must not fork while the thread runs
+    (the child would inherit its import lock, held): the local engine joins it before its
+    first fork."""
+    thread = threading.Thread(target=_warm, args=("statements" in extract,),
+                              name="mlx-warm-up", daemon=True)
     thread.start()
     return thread
 
 
-def _warm() -> None:
+def _warm(statements: bool) -> None:
     try:
-        nlp()
-    except Exception:  # noqa: BLE001 - the chunk's own call raises it where it is read
+        import pandas  # noqa: F401
+        if statements:
+            nlp()
+    except Exception:  # noqa: BLE001 - the run's own first use raises it where it is used
         log.debug("warm-up failed", exc_info=True)
 
 

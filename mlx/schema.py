@@ -33,6 +33,11 @@ SCALARS: dict[Any, pa.DataType] = {str: pa.string(), int: pa.int64(), float: pa.
                                    bool: pa.bool_(), dt.datetime: TIMESTAMP}
 
 
+def empty(schema: pa.Schema) -> pa.Table:
+    """A table of no rows (``Schema.empty_table`` imports pandas: 0.3 s of every ingest)."""
+    return pa.Table.from_batches([], schema=schema)
+
+
 def arrow_type(hint: Any) -> pa.DataType:
     """The Arrow type of one field's type hint (``X | None`` is a nullable X)."""
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:

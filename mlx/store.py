@@ -38,6 +38,7 @@ from fsspec.implementations.local import LocalFileSystem
 
 from mlx import schema
 from mlx.errors import StoreError
+from mlx.schema import empty
 
 if TYPE_CHECKING:
     from mlx.extract.patches import PatchFacts
@@ -311,7 +312,7 @@ class Store:
         parts = self.part_paths(table)
         want = schema if columns is None else pa.schema([schema.field(c) for c in columns])
         if not parts:
-            return want.empty_table()
+            return empty(want)
         if uids is not None:
             return self._read_uids(parts, want, schema.field("uid"), set(uids))
         return pa.concat_tables([self._read_as(path, want) for path in parts])
@@ -331,10 +332,10 @@ class Store:
             rows = rows[[u in wanted for u in data.column("uid").take(pa.array(rows)).to_pylist()]]
             return data.take(pa.array(rows)).select(want.names)
         if not wanted:
-            return want.empty_table()
+            return empty(want)
         with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # Parquet decodes without the GIL
             tables = [t for t in pool.map(rows_of, parts) if t.num_rows]
-        return pa.concat_tables(tables) if tables else want.empty_table()
+        return pa.concat_tables(tables) if tables else empty(want)
 
     def _read_as(self, path: str, want: pa.Schema) -> pa.Table:
         """One part with the columns of ``want`` (null where the part lacks one)."""

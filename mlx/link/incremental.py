@@ -36,7 +36,7 @@ from mlx.link import patch_columns
 from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
-from mlx.schema import FACT_COLUMNS, MESSAGES
+from mlx.schema import FACT_COLUMNS, MESSAGES, empty
 from mlx.store import Store, hashes, in_sorted
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
@@ -118,7 +118,7 @@ class Rows:
     def _concat(self, tables: list[pa.Table], columns: list[str]) -> pa.Table:
         if self.lengths is None:
             self.lengths = [t.num_rows for t in tables]
-        return pa.concat_tables(tables) if tables else _schema(columns).empty_table()
+        return pa.concat_tables(tables) if tables else empty(_schema(columns))
 
     def positions(self) -> tuple[pa.Array, pa.Array]:
         """(the name of its part, its row there) of each message read."""
@@ -442,7 +442,7 @@ class SubsetStore(Store):
             if of is not None:
                 data = self._read_as(path, with_uid)
                 tables.append(data.filter(pc.is_in(data.column("uid"), value_set=of)))
-        out = pa.concat_tables(tables) if tables else with_uid.empty_table()
+        out = pa.concat_tables(tables) if tables else empty(with_uid)
         return self._only(out, uids).select(want.names)
 
     @staticmethod

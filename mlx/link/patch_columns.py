@@ -38,7 +38,7 @@ from mlx.link.patches import (
     trailer_address,
 )
 from mlx.link.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
-from mlx.schema import PATCHES, REPORTS
+from mlx.schema import PATCHES, REPORTS, empty
 
 BATCH = 20_000  # distinct subjects parsed per batch: Python objects live only that long
 OTHER, PATCH, ROBOT = 0, 1, 2
@@ -104,7 +104,7 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
     schema = subject_parses([]).schema
     seen = pa.concat_tables([*([known.select(schema.names).cast(schema)] if known is not None
                                 else []), *batches]) if (known is not None or batches) \
-        else schema.empty_table()
+        else empty(schema)
     base = len(known) if known is not None else 0
     index = numpy(at, -1, np.int64).copy()
     index[new_rows] = base + np.arange(len(new_rows))
