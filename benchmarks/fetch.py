@@ -85,6 +85,7 @@ def serve(directory: str) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 def ingest(url: str, store: str, cache: str) -> tuple[float, str]:
+    os.sync()  # what the last step wrote goes to disk before, not during, this one
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "mlx.cli", "ingest", url, "--store", store,
                           "--cache", cache], check=True, capture_output=True, text=True)
