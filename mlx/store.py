@@ -488,7 +488,7 @@ class Store:
         """Facts of the link pass that ``mlx info`` shows without reading a column."""
         self.fs.makedirs(self._at("link"), exist_ok=True)
         with self.fs.open(self._at("link", "info.json"), "w") as fh:
-            json.dump(info, fh)
+            fh.write(json.dumps(info))  # dumps: C's encoder (dump's is Python's: 0.1 s at 1M)
         self._info = None
 
     def link_info(self) -> dict[str, Any]:
