@@ -154,12 +154,11 @@ def _ingest(paths: list[str], given: list[str], store: str, workers: int | None,
 def _run(st: Store, sources: list[Source], report: IngestReport, eng: Engine,
          extractors: tuple[str, ...], progress: Callable[[int], None] | None) -> None:
     """Chunks on the engine's workers, taken in order by the driver; then the link pass."""
-    uids = st.stored_uids()
     old_errors = error_keys(st.read("errors", ERRORS))
     st.recover()  # what a crashed run left half done
     pending: deque[Pending] = deque()
     planner = Planner(sources, st.manifest, report, pending)
-    taker = Taker(st, uids, old_errors, report)
+    taker = Taker(st, st.stored_uids, old_errors, report)
     # workers on other machines would resolve a relative path (or ~) on their own
     where = st.path if "://" in st.path else st.root
     fn = partial(run_chunk, sink=Sink(where, st.run), extract=extractors)

@@ -7,6 +7,7 @@ before (an earlier chunk or run), else it is renamed into place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -28,14 +29,23 @@ def error_keys(table: pa.Table) -> set[tuple[Any, ...]]:
 class Taker:
     """Takes chunk results in order: dedups across chunks, moves staged parts into place."""
 
-    def __init__(self, st: Store, uids: set[str], old_errors: set[tuple[Any, ...]],
-                 report: IngestReport) -> None:
+    def __init__(self, st: Store, stored: Callable[[], set[str]],
+                 old_errors: set[tuple[Any, ...]], report: IngestReport) -> None:
         self.st = st
-        self.uids = uids  # stored before this run, and taken in it
+        self.stored = stored  # the uids stored before this run: read at the first take
+        self._uids: set[str] | None = None
         self.run_uids: set[str] = set()
         self.old_errors = old_errors
         self.errors: list[ErrorRecord] = []
         self.report = report
+
+    @property
+    def uids(self) -> set[str]:
+        """The uids stored before this run (read when a first chunk is taken: a run with
+        nothing new never reads them), and those taken in it."""
+        if self._uids is None:
+            self._uids = self.stored()
+        return self._uids
 
     def take(self, res: ChunkResult) -> None:
         report = self.report

@@ -299,6 +299,49 @@ def test_a_worker_that_dies_is_one_clear_error() -> None:
             list(eng.map(_die_on_second, chunks))
 
 
+def test_stored_uids_come_from_the_link_and_the_parts_since(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    from mlx.schema import MESSAGES
+    from mlx.store import Store
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x"), mail("2@x")]))
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("3@x")]))
+    one, two = str(tmp_path / "one"), str(tmp_path / "two")
+    mlx.ingest([str(tmp_path / "a.mbox")], store=one, workers=1)
+    mlx.ingest([str(tmp_path / "b.mbox")], store=two, workers=1)
+    # a part stored after the last link pass (as a run that died before its link leaves)
+    (later,) = Store(two).part_paths("messages")
+    shutil.copy(later, Path(one) / "messages" / "part-later-c000001.parquet")
+    st = Store(one)
+    every = set(st.read("messages", MESSAGES, ["uid"]).column("uid").to_pylist())
+    assert len(every) == 3
+    read = Store.read
+    tables: list[str] = []
+    monkeypatch.setattr(Store, "read", lambda self, table, *a, **k: (
+        tables.append(table), read(self, table, *a, **k))[1])
+    assert st.stored_uids() == every and "messages" not in tables  # no part read but one
+    # a part the link pass read has changed: its uids come from the parts themselves
+    (first,) = [p for p in Store(one).part_paths("messages") if "later" not in p]
+    pq.write_table(pq.read_table(first).slice(0, 1), first)
+    assert st.stored_uids() == set(read(st, "messages", MESSAGES, ["uid"]).column(
+        "uid").to_pylist()) and "messages" in tables
+
+
+def test_a_run_with_nothing_new_reads_no_stored_uid(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlx.store import Store
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    store = str(tmp_path / "s")
+    mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+
+    def unread(self: Store) -> set[str]:
+        raise AssertionError("read the stored uids")
+    monkeypatch.setattr(Store, "stored_uids", unread)
+    report = mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+    assert (report.raw, report.unchanged) == (0, 1)
+
+
 WARMED: list[str] = []
 
 
