@@ -240,23 +240,33 @@ class Store:
                      or p.rsplit("/", 1)[-1] in committed]
         return parts
 
+    def parts_since_link(self, info: dict[str, Any] | None = None) -> list[str] | None:
+        """The messages parts stored since the last link pass (``info``: its
+        ``link/info.json``; every part before the first pass), None when a part it linked
+        is gone or changed."""
+        linked = (self.link_info() if info is None else info).get("parts", {}).get(
+            "messages", {})
+        paths = self.part_paths("messages")
+        sizes = dict(zip((p.rsplit("/", 1)[-1] for p in paths), self.sizes(paths),
+                         strict=True))
+        if any(sizes.get(name) != facts[0] for name, facts in linked.items()):
+            return None
+        return [p for p in paths if p.rsplit("/", 1)[-1] not in linked]
+
     def stored_uids(self) -> set[str]:
         """The uids of the stored messages: of the parts the last link pass linked, from
         its ``link/messages`` (one column of a few files, where a read of every part costs
         one per part: 1.4 s on a store of 1.09M messages in 2,200 parts), and of the parts
         stored since; from every part when a linked part is gone or changed."""
-        paths = self.part_paths("messages")
-        sizes = dict(zip((p.rsplit("/", 1)[-1] for p in paths), self.sizes(paths),
-                         strict=True))
-        linked = self.link_info().get("parts", {}).get("messages", {})
+        since = self.parts_since_link()
         table = None
-        if linked and all(sizes.get(name) == facts[0] for name, facts in linked.items()):
+        if since is not None and self.link_info().get("parts", {}).get("messages"):
             table = self.read_link("messages", columns=["uid"])
-        if table is None:
+        if table is None or since is None:
             return set(self.read("messages", MESSAGES, ["uid"]).column("uid").to_pylist())
         uid = pa.schema([MESSAGES.field("uid")])
-        since = [self._read_as(p, uid) for p in paths if p.rsplit("/", 1)[-1] not in linked]
-        return set(pa.concat_tables([table, *since]).column("uid").to_pylist())
+        return set(pa.concat_tables([table, *(self._read_as(p, uid) for p in since)])
+                   .column("uid").to_pylist())
 
     def write(self, table: str, data: pa.Table) -> str | None:
         """A part of the driver's own (error rows): ``part-<run>-e<seq>.parquet``."""

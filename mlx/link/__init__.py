@@ -245,15 +245,13 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
     None when a full pass is due."""
     if info.get("link") != link_version() or not st.link_files("keys"):
         return None
-    linked = info.get("parts", {}).get("messages", {})
-    paths = st.part_paths("messages")
-    names = {p.rsplit("/", 1)[-1]: p for p in paths}
-    sizes = dict(zip(names, st.sizes(paths), strict=True))
-    if any(name not in names or sizes[name] != facts[0] for name, facts in linked.items()):
+    new_parts = st.parts_since_link(info)
+    if new_parts is None:
         return None  # a part linked before is gone or changed
-    new_parts = [p for name, p in names.items() if name not in linked]
     if not new_parts:
         return Plan(0, {}, pa.array([], pa.string()), 0), Known(None, 0)
+    names = {*info.get("parts", {}).get("messages", {}), *(p.rsplit("/", 1)[-1]
+                                                          for p in new_parts)}
     for table in EXTRACTED:  # rows the claims read, of messages linked before
         old = info.get("parts", {}).get(table, {})
         if any(name not in names for name in (p.rsplit("/", 1)[-1] for p in
