@@ -118,8 +118,8 @@ def ingest(paths: list[str] | str, store: str = "mlx-store", workers: int | None
         raise MlxError(f"unknown extractor {sorted(unknown)[0]!r}; "
                        f"use {', '.join(EXTRACTOR_NAMES)}")
     started = time.perf_counter()
-    # spaCy and pandas load while git fetches (on the local engine: its processes fork
-    # from this one)
+    # pandas and the extractors' patterns load while git fetches (on the local engine:
+    # its processes fork from this one)
     warm = warm_up(extractors) if engine == "local" else None
     with fetch.localized(list(paths), store, cache, lore, progress=progress is not None
                          and sys.stderr.isatty()) as local_paths:

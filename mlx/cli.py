@@ -29,7 +29,7 @@ def _fail(exc: MlxError) -> None:
 @click.version_option(package_name="mlx-mailarchive")
 def main() -> None:
     """Mailing-list archives in, tables of patches and performance claims out."""
-    # the exit's last collection walks every object of pandas, Arrow and spaCy (0.25 s
+    # the exit's last collection walks every object of pandas and Arrow (0.25 s
     # after an ingest); frozen, they are left to the process's end
     atexit.unregister(gc.freeze)
     atexit.register(gc.freeze)

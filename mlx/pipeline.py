@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from mlx.extract.hardware import extract_hardware
+from mlx.extract.hwvocab import ruler
 from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
 from mlx.extract.statements import extract_statements, nlp
@@ -137,23 +138,23 @@ def _extracted(ex: Extractor, r: MessageRecord) -> list[Any] | None:
 
 
 def warm_up(extract: tuple[str, ...]) -> threading.Thread:
-    """Load on a thread what the run loads on first use (spaCy's pipeline for the
-    ``statements`` extractor, 0.7 s, most of it importing spaCy; pandas for the link
-    stage's claims, 0.3 s) while the driver waits on git or plans; processes forked once
-    it has finished start with it loaded.  A process must not fork while the thread runs
-    (the child would inherit its import lock, held): the local engine joins it before its
-    first fork."""
-    thread = threading.Thread(target=_warm, args=("statements" in extract,),
-                              name="mlx-warm-up", daemon=True)
+    """Load on a thread what the run loads on first use (pandas for the link stage's
+    claims, 0.3 s; the statements and hardware extractors' tokenizers and patterns,
+    0.1 s) while the driver waits on git or plans; processes forked once it has finished
+    start with it loaded.  A process must not fork while the thread runs (the child would
+    inherit its import lock, held): the local engine joins it before its first fork."""
+    thread = threading.Thread(target=_warm, args=(extract,), name="mlx-warm-up", daemon=True)
     thread.start()
     return thread
 
 
-def _warm(statements: bool) -> None:
+def _warm(extract: tuple[str, ...]) -> None:
     try:
         import pandas  # noqa: F401
-        if statements:
+        if "statements" in extract:
             nlp()
+        if "hardware" in extract:
+            ruler()
     except Exception:  # noqa: BLE001 - the run's own first use raises it where it is used
         log.debug("warm-up failed", exc_info=True)
 
@@ -169,8 +170,8 @@ def mark_worker() -> None:
 
 
 def _settle() -> None:
-    """After a worker's first chunk: what the extractors built then (spaCy's vocabulary
-    and rules, the automata, the imported modules) lives as long as the process, so
+    """After a worker's first chunk: what the extractors built then (their tokenizers'
+    caches and patterns, the automata, the imported modules) lives as long as the process, so
     ``gc.freeze()`` keeps the cyclic collector from walking it on every full collection
     (some 0.7 s of CPU per 40,000 messages).  Only in the local engine's workers: a
     caller's own process (a notebook ingesting in-process, a user's own Pool worker)

@@ -1,8 +1,9 @@
 """mlx.extract.ruler against spaCy itself: the same tokens and the same entities.
 
-spaCy stays a dependency (statements read sentences with it), so these tests build
-its EntityRuler from the same patterns and compare, on hand-written lines of each
-hardware shape and on random lines made of the words the patterns ask for.
+spaCy is a test dependency (the reference this and mlx.extract.english are read
+against): these tests build its EntityRuler from the same patterns and compare, on
+hand-written lines of each hardware shape and on random lines made of the words the
+patterns ask for.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ OPS_PIPE: list[Any] = []
 
 def test_patterns_it_cannot_read_are_refused() -> None:
     for token in ({"LOWER": "a", "OP": "!"}, {"POS": "NOUN"}, {"LOWER": {"NOT_IN": ["a"]}},
-                  {"LOWER": "a", "TEXT": "A"}):
+                  {"LEMMA": "a"}, {"LIKE_NUM": True}, {"IS_SENT_START": "yes"}):
         with pytest.raises(ValueError):
             Ruler([{"label": "x", "pattern": [token]}], re.compile("^$").search,
                   re.compile("^$").search)

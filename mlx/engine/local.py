@@ -6,6 +6,7 @@ flight (``mlx.engine.in_order``, shared with the Dask engine).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -35,6 +36,7 @@ class LocalEngine:
         self.workers = workers
         self.pool: ProcessPoolExecutor | None = None
         self.warm = warm
+        self.forked = False
 
     def __enter__(self) -> LocalEngine:
         if self.workers > 1:
@@ -67,7 +69,16 @@ class LocalEngine:
 
     def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         assert self.pool is not None
-        if self.warm is not None:  # the pool forks on its first submit
-            self.warm.join()
-            self.warm = None
+        if not self.forked:  # the pool forks every process on its first submit
+            self.forked = True
+            if self.warm is not None:
+                self.warm.join()
+                self.warm = None
+            # what the driver holds is frozen in the workers: their collections (the
+            # first after their first chunk, mlx.pipeline's settle) do not walk it
+            gc.freeze()
+            try:
+                return self.pool.submit(fn, *args)
+            finally:
+                gc.unfreeze()
         return self.pool.submit(fn, *args)

@@ -73,29 +73,34 @@ def _affixes(text: str, start: int, end: int, prefix: Callable[[str], Any],
     return heads + ([(start, end)] if start < end else []) + tails[::-1]
 
 
-class Ruler:
-    """``ruler(text)`` is the list of (label, span text) entities, in text order."""
+class Patterns:
+    """spaCy Matcher patterns read as bit masks: each distinct token text is tested once
+    against every predicate, a token meets an element when it has all of its bits.
 
-    def __init__(self, patterns: Iterable[dict[str, Any]], prefix: Callable[[str], Any],
-                 suffix: Callable[[str], Any]) -> None:
-        self.prefix, self.suffix = prefix, suffix
+    Predicates: ``LOWER``, ``TEXT`` or ``ORTH`` holding a string, ``{"IN": [...]}`` or
+    ``{"REGEX": ...}``; ``LIKE_NUM`` and ``IS_PUNCT`` (functions of the text, given by
+    the caller) and ``IS_SENT_START`` (of the position: the caller adds ``starts_bits``),
+    holding True or False; several in one element must all hold."""
+
+    def __init__(self, patterns: Iterable[list[dict[str, Any]]],
+                 flags: dict[str, Callable[[str], bool]] | None = None) -> None:
+        self.flag_tests = flags or {}
         self.lower: dict[str, int] = {}  # token.lower_ -> bits of the predicates it meets
         self.text: dict[str, int] = {}
         self.regex: list[tuple[int, str, re.Pattern[str]]] = []  # (bit, attribute, regex)
+        self.flags: list[tuple[int, Callable[[str], bool], bool]] = []  # (bit, test, value)
+        self.start_bits = {True: 0, False: 0}  # IS_SENT_START's, by the position
         self._bits: dict[Any, int] = {}
-        self.labels: list[str] = []
-        # per pattern: (label index, elements (bit, least, most), bits a match can start with)
-        self.patterns: list[tuple[int, list[tuple[int, int, int]], int]] = []
-        for entry in patterns:
-            if entry["label"] not in self.labels:
-                self.labels.append(entry["label"])
-            elements = [self._element(token) for token in entry["pattern"]]
+        # per pattern: (elements (bits needed, least, most), bits a match can start with)
+        self.patterns: list[tuple[list[tuple[int, int, int]], int]] = []
+        for pattern in patterns:
+            elements = [self._element(token) for token in pattern]
             first = 0
-            for bit, least, _ in elements:
-                first |= bit if bit else -1  # a wildcard can start anywhere
+            for need, least, _ in elements:
+                first |= need if need else -1  # a wildcard can start anywhere
                 if least:
                     break
-            self.patterns.append((self.labels.index(entry["label"]), elements, first))
+            self.patterns.append((elements, first))
         rx = [r.pattern for _, _, r in self.regex]
         self.any_regex = re.compile("|".join(f"(?:{r})" for r in rx)) if rx else None
         self.masks: dict[str, int] = {}
@@ -109,23 +114,28 @@ class Ruler:
             most = least if not m.group(2) else int(m.group(3)) if m.group(3) else 10**9
         else:
             raise ValueError(f"unsupported OP {op!r}")
-        tests = [(k, v) for k, v in token.items() if k != "OP"]
-        if not tests:
-            return 0, least, most
-        if len(tests) > 1:
-            raise ValueError(f"one attribute per token pattern: {token!r}")
-        return self._predicate(*tests[0]), least, most
+        need = 0
+        for attr, value in token.items():
+            if attr != "OP":
+                need |= self._predicate(attr, value)
+        return need, least, most
 
     def _predicate(self, attr: str, value: Any) -> int:
         attr = "TEXT" if attr == "ORTH" else attr
-        if attr not in ("LOWER", "TEXT"):
+        if attr not in ("LOWER", "TEXT", "IS_SENT_START", *self.flag_tests):
             raise ValueError(f"unsupported attribute {attr}")
         key = (attr, repr(value))
         if key in self._bits:
             return self._bits[key]
         bit = self._bits[key] = 1 << len(self._bits)
         table = self.lower if attr == "LOWER" else self.text
-        if isinstance(value, str):
+        if attr == "IS_SENT_START" and isinstance(value, bool):
+            self.start_bits[value] = bit
+        elif attr in self.flag_tests and isinstance(value, bool):
+            self.flags.append((bit, self.flag_tests[attr], value))
+        elif attr in ("IS_SENT_START", *self.flag_tests):
+            raise ValueError(f"unsupported predicate {attr}: {value!r}")
+        elif isinstance(value, str):
             table[value] = table.get(value, 0) | bit
         elif set(value) == {"IN"}:
             for word in value["IN"]:
@@ -147,25 +157,49 @@ class Ruler:
                 for bit, attr, rx in self.regex:
                     if rx.search(low if attr == "LOWER" else token):
                         bits |= bit
+            for bit, test, value in self.flags:
+                if test(token) == value:
+                    bits |= bit
             if len(self.masks) > 200_000:
                 self.masks.clear()
             self.masks[token] = bits
         return bits
 
-    def __call__(self, text: str) -> list[tuple[str, str]]:
-        tokens = tokenize(text, self.prefix, self.suffix)
-        masks = [self.mask(text[s:e]) for s, e in tokens]
+    def matches(self, masks: list[int]) -> list[tuple[int, int, int]]:
+        """(start, end, pattern index) of every match over tokens of these masks, in
+        text order: by start, then end, then pattern (spaCy's own order follows its
+        matcher's states; read in this one, statements gives what it gave in spaCy's on
+        every paragraph of the corpus)."""
         seen = 0
         for m in masks:
             seen |= m
-        found: dict[tuple[int, int, int], None] = {}  # (start, end, label), in pattern order
-        for label, elements, first in self.patterns:
+        found = []
+        for p, (elements, first) in enumerate(self.patterns):
             if not first & seen and first != -1:
                 continue
             for start, m in enumerate(masks):
                 if m & first or first == -1:
-                    for end in _ends(elements, masks, start):
-                        found.setdefault((start, end, label))
+                    found += [(start, end, p) for end in _ends(elements, masks, start)]
+        return sorted(found)
+
+
+class Ruler:
+    """``ruler(text)`` is the list of (label, span text) entities, in text order."""
+
+    def __init__(self, patterns: Iterable[dict[str, Any]], prefix: Callable[[str], Any],
+                 suffix: Callable[[str], Any]) -> None:
+        self.prefix, self.suffix = prefix, suffix
+        entries = list(patterns)
+        self.labels: list[str] = list(dict.fromkeys(e["label"] for e in entries))
+        self.label_of = [self.labels.index(e["label"]) for e in entries]
+        self.patterns = Patterns(e["pattern"] for e in entries)
+
+    def __call__(self, text: str) -> list[tuple[str, str]]:
+        tokens = tokenize(text, self.prefix, self.suffix)
+        masks = [self.patterns.mask(text[s:e]) for s, e in tokens]
+        # (start, end, label), in pattern order
+        found = dict.fromkeys((start, end, self.label_of[p])
+                              for start, end, p in self.patterns.matches(masks))
         # the longest first, then the leftmost; of one span, the first pattern's label
         # (spaCy's order there is a set's)
         taken: list[tuple[int, int, int]] = []
@@ -189,11 +223,11 @@ def _ends(elements: list[tuple[int, int, int]], masks: list[int], start: int) ->
             if pos > start:
                 out.add(pos)
             continue
-        bit, least, most = elements[k]
+        need, least, most = elements[k]
         if not least:
             stack.append((k + 1, pos))
         count = 0
-        while count < most and pos < n and (not bit or masks[pos] & bit):
+        while count < most and pos < n and masks[pos] & need == need:
             pos += 1
             count += 1
             if count >= least:

@@ -2,9 +2,10 @@
 
 Prose: "improves throughput by about 7%", "a big performance improvement",
 "throughput improvement of 15-20 %", "2x faster", "-25.7% regression of
-netperf.Throughput_Mbps".  spaCy's sentencizer cuts the candidate paragraphs
-into sentences and a Matcher finds the effect phrases; only paragraphs holding
-an effect word reach spaCy.
+netperf.Throughput_Mbps".  The candidate paragraphs are cut into sentences and
+tokens as spaCy's blank English pipeline cuts them (``mlx.extract.english``), and
+the effect phrases are found by token patterns (spaCy Matcher patterns, read by
+``mlx.extract.ruler``); only paragraphs holding an effect word are read so.
 
 Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report,
 one row per metric with the base and head values and the change.
@@ -20,6 +21,8 @@ from typing import Any
 
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
+from mlx.extract.english import Doc, English, english, is_punct, like_num
+from mlx.extract.ruler import Patterns
 from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
 
 EFFECT_WORDS = Folded(r"improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
@@ -157,49 +160,25 @@ _NLP: Any = None
 _NLP_BUILT = threading.Lock()  # a warm-up thread (mlx.pipeline.warm_up) may be building it
 
 
-def nlp() -> Any:
-    """spaCy's sentencizer and the effect Matcher, built on first use (0.7 s, most of it
-    importing spaCy)."""
+def nlp() -> tuple[English, Patterns]:
+    """The English tokenizer and sentencizer and the effect patterns, built on first use
+    (0.05 s)."""
     global _NLP
     with _NLP_BUILT:
         if _NLP is None:
-            _NLP = _build()
+            _NLP = english(), Patterns(effect_patterns(), {"LIKE_NUM": like_num,
+                                                           "IS_PUNCT": is_punct})
     return _NLP
 
 
-def _build() -> Any:
-    import spacy
-    pipe = spacy.blank("en")
-    pipe.add_pipe("sentencizer")
-    from spacy.matcher import Matcher
-    matcher = Matcher(pipe.vocab)
+def effect_patterns() -> list[list[dict[str, Any]]]:
+    """The effect phrases, as spaCy Matcher patterns (``mlx.extract.ruler`` reads them)."""
     effect = {"LOWER": {"REGEX": EFFECT_WORDS.rx.pattern}}
     pct = {"TEXT": {"REGEX": PCT}}
     pct_sign = {"TEXT": "%", "OP": "?"}
-    # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
-    matcher.add("pct_effect", [
-        [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
-        [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
-        # "saw 75% and 53% regression": the first of two
-        [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
-         {"OP": "{0,3}", "LIKE_NUM": False}, effect],
-        [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
-         {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
-    ])
     # "double the bandwidth", "twice as fast", "triples the rate" (not "double vlan",
     # "freed twice": the factor must name a performance)
     factor = {"LOWER": {"REGEX": r"^(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed))$"}}
-    matcher.add("factor_effect", [
-        [factor, {"LOWER": {"IN": ["the", "its", "our", "their", "of"]}, "OP": "?"},
-         {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
-                           "pps", "iops"]}}],
-        [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
-    ])
-    # "2x faster", "3 times better"
-    matcher.add("times_effect", [
-        [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
-        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
-    ])
     # "provides an improvement in performance", "the performance drop is significant"
     perf = {"LOWER": {"REGEX": PERF_NOUN.rx.pattern}}
     effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ing|ement|ements)|regress(?:ed|ing|"
@@ -207,17 +186,31 @@ def _build() -> Any:
                                       r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
                                       r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
                                       r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
-    matcher.add("perf_effect", [[effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
-                                [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun]])
-    # "a big performance improvement", "significant regression"
-    matcher.add("word_effect", [
+    return [
+        # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
+        [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
+        [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+        # "saw 75% and 53% regression": the first of two
+        [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
+         {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+        [effect, {"LOWER": "of"}, pct, {"TEXT": {"IN": ["-", "to"]}, "OP": "?"},
+         {"TEXT": {"REGEX": PCT}, "OP": "?"}, pct_sign],
+        [factor, {"LOWER": {"IN": ["the", "its", "our", "their", "of"]}, "OP": "?"},
+         {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
+                           "pps", "iops"]}}],
+        [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
+        # "2x faster", "3 times better"
+        [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
+        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
+        [effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
+        [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun],
+        # "a big performance improvement", "significant regression"
         [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
                            "measurable", "substantial", "small", "slight", "minor"]}},
          {"OP": "{0,2}", "LIKE_NUM": False},
          {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
                              r"gain|boost)s?$"}}],
-    ])
-    return pipe, matcher
+    ]
 
 
 NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
@@ -452,16 +445,25 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     return out
 
 
-# paragraph text -> (spaCy's doc, the matcher's matches); a doc costs some 40 bytes a
-# character, so 500,000 characters of texts are kept
-READ: TextCache[tuple[Any, list[tuple[int, int, int]]]] = TextCache(500_000, len)
+# paragraph text -> (its doc, the effect patterns' (start, end) token spans); a doc costs
+# some 40 bytes a character, so 500,000 characters of texts are kept
+READ: TextCache[tuple[Doc, list[tuple[int, int]]]] = TextCache(500_000, len)
 
 
-def _read(texts: list[str]) -> list[tuple[Any, list[tuple[int, int, int]]]]:
-    """spaCy's doc and the matcher's matches of each paragraph (one read before in this
+def _read(texts: list[str]) -> list[tuple[Doc, list[tuple[int, int]]]]:
+    """The doc and the effect matches of each paragraph (one read before in this
     process, quoted in the replies of a thread, is not read again)."""
-    pipe, matcher = nlp()
-    return READ.get(texts, lambda todo: ((doc, matcher(doc)) for doc in pipe.pipe(todo)))
+    return READ.get(texts, lambda todo: (_matched(text) for text in todo))
+
+
+def _matched(text: str) -> tuple[Doc, list[tuple[int, int]]]:
+    pipe, patterns = nlp()
+    doc = pipe(text)
+    start, other = patterns.start_bits[True], patterns.start_bits[False]
+    masks = [patterns.mask(doc.token(i)) | other for i in range(len(doc))]
+    for first, _ in doc.sents:
+        masks[first] ^= other | start
+    return doc, [(a, b) for a, b, _ in patterns.matches(masks)]
 
 
 def is_reply(subject: str | None) -> bool:
@@ -470,84 +472,86 @@ def is_reply(subject: str | None) -> bool:
     return parse_subject(subject).is_reply
 
 
-def _effects(doc: Any, matches: list[tuple[int, int, int]], para: Para,
+def _effects(doc: Doc, matches: list[tuple[int, int]], para: Para,
              posting: bool = True) -> list[Statement]:
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""
     found: dict[tuple[int, float | None], Statement] = {}
-    for _, start, end in matches:
-        sent = doc[start].sent
-        if NO_EFFECT.search(sent.text):
+    for start, end in matches:
+        first, last = doc.sentence(start)
+        sent = doc.span(first, last)
+        if NO_EFFECT.search(sent):
             continue
-        span = doc[start:end].text
-        if any(t.lower_ in NEGATORS for t in doc[max(sent.start, start - 3):start]) or \
-                any(t.lower_ == "nothing" for t in doc[max(sent.start, start - 6):start]):
+        span = doc.span(start, end)
+        if any(doc.token(i).lower() in NEGATORS for i in range(max(first, start - 3), start)) or \
+                any(doc.token(i).lower() == "nothing" for i in range(max(first, start - 6), start)):
             continue  # "without negative impact on throughput": an effect denied
         pct = _percent(span) if SIZE.search(span) else None
-        if pct is not None and (m := FROM_TO_PCT.search(sent.text)) and \
+        if pct is not None and (m := FROM_TO_PCT.search(sent)) and \
                 float(m.group(1)) == abs(pct):
             pct = float(m.group(2))  # "the regression is changed from 69.4% to 73.7%"
-        elif pct is not None and (m := VARY_RANGE.search(sent.text)) and \
+        elif pct is not None and (m := VARY_RANGE.search(sent)) and \
                 abs(pct) in (float(m.group(1)), float(m.group(2))):
             pct = (float(m.group(1)) + float(m.group(2))) / 2  # "ranging from 5% to 2500%"
         if pct is not None:
-            for r in RANGE.finditer(sent.text):  # "5% to 2500%": one effect, its middle
+            for r in RANGE.finditer(sent):  # "5% to 2500%": one effect, its middle
                 if abs(pct) in (float(r.group(1)), float(r.group(2))):
                     pct = (float(r.group(1)) + float(r.group(2))) / 2
-        around = doc[sent.start:min(len(doc), sent.end + 6)].text  # "netperf." ends no sentence
-        if not RUNTIME.search(around) or LISTING.search(sent.text):
+        around = doc.span(first, min(len(doc), last + 6))  # "netperf." ends no sentence
+        if not RUNTIME.search(around) or LISTING.search(sent):
             continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
-        if TRAILER.match(sent.text) or EARLIER_VERSION.match(sent.text):
+        if TRAILER.match(sent) or EARLIER_VERSION.match(sent):
             continue
-        first = para.line_at(sent.start_char)
+        sent_at = doc.starts[first]
+        line = para.line_at(sent_at)
         # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
-        for m in PAREN_PCT.finditer(sent.text):
+        for m in PAREN_PCT.finditer(sent):
             p = float(m.group(1))
-            found.setdefault((sent.start, p), Statement(
-                "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
-                quoted=para.depth > 0, line_no=first))
-        if pct is None and not (_asserted(sent.text) and PERF_NOUN.search(
-                SPEEDUP.sub(" ", sent.text))):
+            found.setdefault((first, p), Statement(
+                "prose", sent.strip()[:500], p, _direction(sent, p, span),
+                quoted=para.depth > 0, line_no=line))
+        if pct is None and not (_asserted(sent) and PERF_NOUN.search(SPEEDUP.sub(" ", sent))):
             continue  # "drop: 1234": a bare number is no size, nor a counter an effect
-        if pct is None and not NAMES_CHANGE.search(sent.text) and (
-                not posting or OTHER_VERSION.search(sent.text)):
+        if pct is None and not NAMES_CHANGE.search(sent) and (
+                not posting or OTHER_VERSION.search(sent)):
             continue  # "WG 0.0.20180708 w/NAPI actually slowed down ...": another version's
-        if pct is None and any(k[0] == sent.start for k in found):
+        if pct is None and any(k[0] == first for k in found):
             continue  # the sentence already states this effect
-        at = doc[start].idx - sent.start_char
-        if pct is None and any(a.start() < at < a.end() for a in ASIDE.finditer(sent.text)):
+        at = doc.starts[start] - sent_at
+        if pct is None and any(a.start() < at < a.end() for a in ASIDE.finditer(sent)):
             continue  # "(the rest of the series is a performance improvement)": an aside
         if pct is not None:
-            found.pop((sent.start, None), None)  # the sized phrase says more
-        found.setdefault((sent.start, pct), Statement(
-            "prose", sent.text.strip()[:500], pct, _direction(sent.text, pct, span),
-            quoted=para.depth > 0, line_no=first))
+            found.pop((first, None), None)  # the sized phrase says more
+        found.setdefault((first, pct), Statement(
+            "prose", sent.strip()[:500], pct, _direction(sent, pct, span),
+            quoted=para.depth > 0, line_no=line))
         # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
-        for m in MORE_PCT.finditer(sent.text, max(0, doc[end - 1].idx - sent.start_char)):
+        for m in MORE_PCT.finditer(sent, max(0, doc.starts[end - 1] - sent_at)):
             p = float(m.group(1))
-            found.setdefault((sent.start, p), Statement(
-                "prose", sent.text.strip()[:500], p, _direction(sent.text, p, span),
-                quoted=para.depth > 0, line_no=first))
-    for sent in doc.sents:
-        if any(k[0] == sent.start for k in found) or not _asserted(sent.text) or \
-                EARLIER_VERSION.match(sent.text):
+            found.setdefault((first, p), Statement(
+                "prose", sent.strip()[:500], p, _direction(sent, p, span),
+                quoted=para.depth > 0, line_no=line))
+    for first, last in doc.sents:
+        sent = doc.span(first, last)
+        if any(k[0] == first for k in found) or not _asserted(sent) or \
+                EARLIER_VERSION.match(sent):
             continue
-        low = sent.text.lower()
+        low = sent.lower()
         direction = None
-        if NO_CHANGE.search(sent.text, low) and (
-                RUNTIME.search(sent.text) or "benchmark" in low or (
+        if NO_CHANGE.search(sent, low) and (
+                RUNTIME.search(sent) or "benchmark" in low or (
                     "result" in low and MEASURING.search(low))):
             direction = "no-change"  # "Results are identical within statistical errors."
-        elif m := COMPARED.search(sent.text, low):  # "... is higher without that code"
+        elif m := COMPARED.search(sent, low):  # "... is higher without that code"
             better = m.group(2).lower() in ("higher", "faster", "better")
             if m.group(2).lower() in ("higher", "lower") and LATENCY.search(m.group(1)):
                 better = not better
             direction = "improvement" if better == (m.group(3).lower() == "with") \
                 else "regression"
         if direction:
-            found[(sent.start, None)] = Statement(
-                "prose", sent.text.strip()[:500], None, direction, quoted=para.depth > 0,
-                line_no=para.line_at(sent.start_char))
+            found[(first, None)] = Statement(
+                "prose", sent.strip()[:500], None, direction, quoted=para.depth > 0,
+                line_no=para.line_at(doc.starts[first]))
     return list(found.values())
 
 
