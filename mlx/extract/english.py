@@ -60,7 +60,8 @@ class Doc:
 
 
 class Tokenizer:
-    """``tokenizer(text)``: the (start, end) of each token, as spaCy's English tokenizer."""
+    """``tokenizer.spans(text)``: the (start, end) of each token, as spaCy's English
+    tokenizer makes them."""
 
     def __init__(self, rules: dict[str, Any]) -> None:
         self.prefix = re.compile(rules["prefix"]).search
@@ -84,6 +85,8 @@ class Tokenizer:
         return [text[s:e] for s, e in self.spans(text, specials)]
 
     def spans(self, text: str, specials: bool = True) -> list[tuple[int, int]]:
+        """Each token's (start, end) in ``text``; ``specials=False`` as spaCy tokenizes a
+        special case's own text, without the special cases."""
         out: list[tuple[int, int]] = []
         for m in SPLIT.finditer(text):
             start, end = m.span()
