@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mlx.extract import hwvocab
-from mlx.extract.ruler import Ruler, tokenize
+from mlx.extract.ruler import Ruler, Tokenizer
 
 spacy = pytest.importorskip("spacy")
 
@@ -84,7 +84,7 @@ def _tied_spans(text: str) -> set[str]:
 def test_tokens_are_spacys() -> None:
     pipe = _hw_spacy()
     for text in LINES + ["  a b", "x  ", "'\"x\",", "<a>", "a.)", "Intel(R),", "(R)", ".."]:
-        ours = [text[s:e] for s, e in tokenize(text, hwvocab.PREFIX, hwvocab.SUFFIX)]
+        ours = [text[s:e] for s, e in Tokenizer(hwvocab.PREFIX, hwvocab.SUFFIX).spans(text)]
         assert ours == [t.text for t in pipe.tokenizer(text)], text
 
 

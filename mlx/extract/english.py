@@ -5,12 +5,12 @@ on them.  It did so with ``spacy.blank("en")``, the sentencizer and spaCy's Matc
 importing spaCy costs a process 0.7-1.0 s, more than reading a day's new mail of a list.
 This module reads the same:
 
-- tokens as spaCy's ``Tokenizer`` makes them (``_tokenize_affixes``: one space after a
-  token is its trailing whitespace, any other whitespace a token of its own; prefixes,
-  suffixes, special cases, the URL match, infixes; then the special cases the affix rules
-  split, found again in the tokens), with English's rules as spaCy has them, kept in
-  ``data/english.json`` (``python -m mlx.extract.english`` writes it from the installed
-  spaCy; a test checks they are equal);
+- tokens as spaCy's ``Tokenizer`` makes them (``mlx.extract.ruler.Tokenizer``: one space
+  after a token is its trailing whitespace, any other whitespace a token of its own;
+  prefixes, suffixes, special cases, the URL match, infixes; then the special cases the
+  affix rules split, found again in the tokens), with English's rules as spaCy has
+  them, kept in ``data/english.json`` (``python -m mlx.extract.english`` writes it from
+  the installed spaCy; a test checks they are equal);
 - sentences by the Sentencizer's rule: a sentence starts at the first token after a
   sentence-final character that is neither punctuation nor such a character;
 - the token attributes patterns test (``mlx.extract.ruler``): ``LOWER``, ``TEXT``,
@@ -30,8 +30,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mlx.extract.ruler import Tokenizer
+
 RULES = Path(__file__).parent / "data" / "english.json"
-SPLIT = re.compile(r"\S+|\s+")
 
 
 @dataclass(frozen=True)
@@ -57,149 +58,6 @@ class Doc:
     def sentence(self, i: int) -> tuple[int, int]:
         """The sentence token ``i`` stands in."""
         return self.sents[self.sent_of[i]]
-
-
-class Tokenizer:
-    """``tokenizer.spans(text)``: the (start, end) of each token, as spaCy's English
-    tokenizer makes them."""
-
-    def __init__(self, rules: dict[str, Any]) -> None:
-        self.prefix = re.compile(rules["prefix"]).search
-        self.suffix = re.compile(rules["suffix"]).search
-        self.infix = re.compile(rules["infix"]).finditer
-        self.url = re.compile(rules["url"]).match
-        self.specials: dict[str, tuple[str, ...]] = {
-            k: tuple(v) for k, v in rules["specials"].items()}
-        self.cache: dict[str, tuple[int, ...]] = {}  # span -> token lengths
-        # special cases the affix rules split ("faster heuristics"): their tokens without
-        # special cases, by first token, to be found again in a text's tokens
-        self.phrases: dict[str, list[tuple[str, ...]]] = {}
-        for key in self.specials:
-            if self.prefix(key) or self.suffix(key) or next(self.infix(key), None) or \
-                    " " in key:
-                words = tuple(self._words(key, specials=False))
-                self.phrases.setdefault(words[0], []).append(words)
-
-    def _words(self, text: str, specials: bool = True) -> list[str]:
-        """The token texts of ``text``, whitespace tokens included."""
-        return [text[s:e] for s, e in self.spans(text, specials)]
-
-    def spans(self, text: str, specials: bool = True) -> list[tuple[int, int]]:
-        """Each token's (start, end) in ``text``; ``specials=False`` as spaCy tokenizes a
-        special case's own text, without the special cases."""
-        out: list[tuple[int, int]] = []
-        for m in SPLIT.finditer(text):
-            start, end = m.span()
-            if text[start].isspace():
-                if text[start] == " " and start > 0:
-                    start += 1  # the previous token's trailing whitespace
-                if start < end:
-                    out.append((start, end))
-                continue
-            span = text[start:end]
-            lengths = self.cache.get(span) if specials else None
-            if lengths is None:
-                lengths = tuple(len(w) for w in self._tokenize(span, specials))
-                if specials:
-                    if len(self.cache) > 100_000:
-                        self.cache.clear()
-                    self.cache[span] = lengths
-            for n in lengths:
-                out.append((start, start + n))
-                start += n
-        return self._respecial(text, out) if specials and self.phrases else out
-
-    def _tokenize(self, s: str, specials: bool) -> list[str]:
-        special = self.specials if specials else {}
-        if s in special:
-            return list(special[s])
-        prefixes, suffixes = [], []
-        last = 0
-        while s and len(s) != last:  # spaCy's Tokenizer._split_affixes
-            if s in special:
-                break
-            last = len(s)
-            m = self.prefix(s)
-            pre = m.end() - m.start() if m else 0
-            if pre:
-                prefix, minus_pre = s[:pre], s[pre:]
-                if minus_pre and minus_pre in special:
-                    s = minus_pre
-                    prefixes.append(prefix)
-                    break
-            m = self.suffix(s[pre:])
-            suf = m.end() - m.start() if m else 0
-            if suf:
-                suffix, minus_suf = s[-suf:], s[:-suf]
-                if minus_suf and minus_suf in special:
-                    s = minus_suf
-                    suffixes.append(suffix)
-                    break
-            if pre and suf and pre + suf <= len(s):
-                s = s[pre:-suf]
-                prefixes.append(prefix)
-                suffixes.append(suffix)
-            elif pre:
-                s = minus_pre
-                prefixes.append(prefix)
-            elif suf:
-                s = minus_suf
-                suffixes.append(suffix)
-        out = prefixes  # spaCy's Tokenizer._attach_tokens
-        if s:
-            if s in special:
-                out += special[s]
-            elif self.url(s):
-                out.append(s)
-            else:
-                start = 0
-                for m in self.infix(s):
-                    a, b = m.span()
-                    if a == 0:
-                        continue
-                    if a != start:
-                        out.append(s[start:a])
-                    if a != b:
-                        out.append(s[a:b])
-                    start = b
-                if s[start:]:
-                    out.append(s[start:])
-        out += reversed(suffixes)
-        return out
-
-    def _respecial(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Special cases the affix rules split, made whole again (spaCy's
-        ``_apply_special_cases``: the longest first, then the leftmost)."""
-        words = [text[s:e] for s, e in spans]
-        found = []
-        for i, w in enumerate(words):
-            for phrase in self.phrases.get(w, ()):
-                n = len(phrase)
-                if tuple(words[i:i + n]) == phrase:
-                    found.append((i, i + n))
-        if not found:
-            return spans
-        found.sort(key=lambda m: (m[1] - m[0], -m[0]))
-        seen: set[int] = set()
-        taken = []
-        for start, end in reversed(found):
-            if start not in seen and end - 1 not in seen:
-                taken.append((start, end))
-            seen.update(range(start, end))
-        out: list[tuple[int, int]] = []
-        at = 0
-        for start, end in sorted(taken):
-            out += spans[at:start]
-            at = end
-            key = text[spans[start][0]:spans[end - 1][1]]
-            if key not in self.specials:
-                out += spans[start:end]
-                continue
-            pos = spans[start][0]
-            for orth in self.specials[key]:
-                out.append((pos, pos + len(orth)))
-                pos += len(orth)
-        return out + spans[at:]
 
 
 def is_punct(text: str) -> bool:
@@ -240,7 +98,10 @@ class English:
     """``english(text)``: the ``Doc`` of a text, tokens and sentences."""
 
     def __init__(self, rules: dict[str, Any]) -> None:
-        self.tokenizer = Tokenizer(rules)
+        self.tokenizer = Tokenizer(
+            re.compile(rules["prefix"]).search, re.compile(rules["suffix"]).search,
+            re.compile(rules["infix"]).finditer, re.compile(rules["url"]).match,
+            rules["specials"])
         self.punct_chars = frozenset(rules["punct_chars"])
         self.punct: dict[str, bool] = {}
 

@@ -7,9 +7,10 @@ lines, one at a time, and loading spaCy and its EntityRuler cost a worker proces
 1.2 s, more than its whole reading of a list's lines; spaCy's Matcher also tests every
 pattern's regexes at every token of every line.  ``Ruler`` gives the same entities:
 
-- tokens as spaCy's ``Tokenizer`` with only ``prefix_search`` and ``suffix_search`` makes
-  them: split at whitespace (one space after a token is its trailing whitespace, any
-  other run of whitespace is a token of its own), then prefixes and suffixes peeled off;
+- tokens as spaCy's ``Tokenizer`` makes them (``Tokenizer``, here with only
+  ``prefix_search`` and ``suffix_search``): split at whitespace (one space after a token
+  is its trailing whitespace, any other run of whitespace is a token of its own), then
+  prefixes and suffixes peeled off;
 - each distinct token text is tested once against every predicate (kept as a bit mask);
 - every match of every pattern, then, as the EntityRuler does, the longest first (the
   leftmost of equal length), skipping any that overlaps one taken.
@@ -23,7 +24,7 @@ the corpus the same chip got either label at two places of one line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 SPLIT = re.compile(r"\S+|\s+")
@@ -31,46 +32,149 @@ OPS = {None: (1, 1), "?": (0, 1), "*": (0, 10**9), "+": (1, 10**9)}
 RANGE_OP = re.compile(r"^\{(\d*)(?:(,)(\d*))?\}$")
 
 
-def tokenize(text: str, prefix: Callable[[str], Any], suffix: Callable[[str], Any]
-             ) -> list[tuple[int, int]]:
-    """(start, end) of each token of ``text``, as spaCy's Tokenizer splits it."""
-    out: list[tuple[int, int]] = []
-    for m in SPLIT.finditer(text):
-        start, end = m.span()
-        if text[start].isspace():
-            if start and text[start] == " ":
-                start += 1  # the previous token's trailing space
-            if start < end:
-                out.append((start, end))
-            continue
-        out += _affixes(text, start, end, prefix, suffix)
-    return out
+class Tokenizer:
+    """``tokenizer.spans(text)``: the (start, end) of each token, as spaCy's ``Tokenizer``
+    makes them with these rules (``prefix`` and ``suffix``: a regex's ``search``,
+    ``infix``: its ``finditer``, ``url``: its ``match``, ``specials``: text -> the texts
+    of its tokens; English's in ``mlx.extract.english``, hardware's only affixes)."""
 
+    def __init__(self, prefix: Callable[[str], Any], suffix: Callable[[str], Any],
+                 infix: Callable[[str], Iterator[re.Match[str]]] | None = None,
+                 url: Callable[[str], Any] | None = None,
+                 specials: dict[str, list[str]] | None = None) -> None:
+        self.prefix, self.suffix, self.infix, self.url = prefix, suffix, infix, url
+        self.specials: dict[str, tuple[str, ...]] = {
+            k: tuple(v) for k, v in (specials or {}).items()}
+        self.cache: dict[str, tuple[int, ...]] = {}  # span -> token lengths
+        # special cases the affix rules split ("faster heuristics"): their tokens without
+        # special cases, by first token, to be found again in a text's tokens
+        self.phrases: dict[str, list[tuple[str, ...]]] = {}
+        for key in self.specials:
+            if self.prefix(key) or self.suffix(key) or " " in key or (
+                    self.infix is not None and next(self.infix(key), None)):
+                words = tuple(self._words(key, specials=False))
+                self.phrases.setdefault(words[0], []).append(words)
 
-def _affixes(text: str, start: int, end: int, prefix: Callable[[str], Any],
-             suffix: Callable[[str], Any]) -> list[tuple[int, int]]:
-    """spaCy's ``_split_affixes`` on one whitespace-free span."""
-    heads: list[tuple[int, int]] = []
-    tails: list[tuple[int, int]] = []
-    last = -1
-    while start < end and end - start != last:
-        last = end - start
-        s = text[start:end]
-        m = prefix(s)
-        pre = m.end() - m.start() if m else 0
-        m = suffix(s[pre:])
-        suf = m.end() - m.start() if m else 0
-        if pre and suf and pre + suf <= len(s):
-            heads.append((start, start + pre))
-            tails.append((end - suf, end))
-            start, end = start + pre, end - suf
-        elif pre:
-            heads.append((start, start + pre))
-            start += pre
-        elif suf:
-            tails.append((end - suf, end))
-            end -= suf
-    return heads + ([(start, end)] if start < end else []) + tails[::-1]
+    def _words(self, text: str, specials: bool = True) -> list[str]:
+        """The token texts of ``text``, whitespace tokens included."""
+        return [text[s:e] for s, e in self.spans(text, specials)]
+
+    def spans(self, text: str, specials: bool = True) -> list[tuple[int, int]]:
+        """Each token's (start, end) in ``text``; ``specials=False`` as spaCy tokenizes a
+        special case's own text, without the special cases."""
+        out: list[tuple[int, int]] = []
+        for m in SPLIT.finditer(text):
+            start, end = m.span()
+            if text[start].isspace():
+                if text[start] == " " and start > 0:
+                    start += 1  # the previous token's trailing whitespace
+                if start < end:
+                    out.append((start, end))
+                continue
+            span = text[start:end]
+            lengths = self.cache.get(span) if specials else None
+            if lengths is None:
+                lengths = tuple(len(w) for w in self._tokenize(span, specials))
+                if specials:
+                    if len(self.cache) > 100_000:
+                        self.cache.clear()
+                    self.cache[span] = lengths
+            for n in lengths:
+                out.append((start, start + n))
+                start += n
+        return self._respecial(text, out) if specials and self.phrases else out
+
+    def _tokenize(self, s: str, specials: bool) -> list[str]:
+        special = self.specials if specials else {}
+        if s in special:
+            return list(special[s])
+        prefixes, suffixes = [], []
+        last = 0
+        while s and len(s) != last:  # spaCy's Tokenizer._split_affixes
+            if s in special:
+                break
+            last = len(s)
+            m = self.prefix(s)
+            pre = m.end() - m.start() if m else 0
+            if pre:
+                prefix, minus_pre = s[:pre], s[pre:]
+                if minus_pre and minus_pre in special:
+                    s = minus_pre
+                    prefixes.append(prefix)
+                    break
+            m = self.suffix(s[pre:])
+            suf = m.end() - m.start() if m else 0
+            if suf:
+                suffix, minus_suf = s[-suf:], s[:-suf]
+                if minus_suf and minus_suf in special:
+                    s = minus_suf
+                    suffixes.append(suffix)
+                    break
+            if pre and suf and pre + suf <= len(s):
+                s = s[pre:-suf]
+                prefixes.append(prefix)
+                suffixes.append(suffix)
+            elif pre:
+                s = minus_pre
+                prefixes.append(prefix)
+            elif suf:
+                s = minus_suf
+                suffixes.append(suffix)
+        out = prefixes  # spaCy's Tokenizer._attach_tokens
+        if s:
+            if s in special:
+                out += special[s]
+            elif self.url is not None and self.url(s):
+                out.append(s)
+            else:
+                start = 0
+                for m in self.infix(s) if self.infix is not None else ():
+                    a, b = m.span()
+                    if a == 0:
+                        continue
+                    if a != start:
+                        out.append(s[start:a])
+                    if a != b:
+                        out.append(s[a:b])
+                    start = b
+                if s[start:]:
+                    out.append(s[start:])
+        out += reversed(suffixes)
+        return out
+
+    def _respecial(self, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Special cases the affix rules split, made whole again (spaCy's
+        ``_apply_special_cases``: the longest first, then the leftmost)."""
+        words = [text[s:e] for s, e in spans]
+        found = []
+        for i, w in enumerate(words):
+            for phrase in self.phrases.get(w, ()):
+                n = len(phrase)
+                if tuple(words[i:i + n]) == phrase:
+                    found.append((i, i + n))
+        if not found:
+            return spans
+        found.sort(key=lambda m: (m[1] - m[0], -m[0]))
+        seen: set[int] = set()
+        taken = []
+        for start, end in reversed(found):
+            if start not in seen and end - 1 not in seen:
+                taken.append((start, end))
+            seen.update(range(start, end))
+        out: list[tuple[int, int]] = []
+        at = 0
+        for start, end in sorted(taken):
+            out += spans[at:start]
+            at = end
+            key = text[spans[start][0]:spans[end - 1][1]]
+            if key not in self.specials:
+                out += spans[start:end]
+                continue
+            pos = spans[start][0]
+            for orth in self.specials[key]:
+                out.append((pos, pos + len(orth)))
+                pos += len(orth)
+        return out + spans[at:]
 
 
 class Patterns:
@@ -79,7 +183,7 @@ class Patterns:
 
     Predicates: ``LOWER``, ``TEXT`` or ``ORTH`` holding a string, ``{"IN": [...]}`` or
     ``{"REGEX": ...}``; ``LIKE_NUM`` and ``IS_PUNCT`` (functions of the text, given by
-    the caller) and ``IS_SENT_START`` (of the position: the caller adds ``starts_bits``),
+    the caller) and ``IS_SENT_START`` (of the position: the caller adds ``start_bits``),
     holding True or False; several in one element must all hold."""
 
     def __init__(self, patterns: Iterable[list[dict[str, Any]]],
@@ -188,16 +292,16 @@ class Ruler:
 
     def __init__(self, patterns: Iterable[dict[str, Any]], prefix: Callable[[str], Any],
                  suffix: Callable[[str], Any]) -> None:
-        self.prefix, self.suffix = prefix, suffix
+        self.tokenizer = Tokenizer(prefix, suffix)
         entries = list(patterns)
         self.labels: list[str] = list(dict.fromkeys(e["label"] for e in entries))
         self.label_of = [self.labels.index(e["label"]) for e in entries]
         self.patterns = Patterns(e["pattern"] for e in entries)
 
     def __call__(self, text: str) -> list[tuple[str, str]]:
-        tokens = tokenize(text, self.prefix, self.suffix)
+        tokens = self.tokenizer.spans(text)
         masks = [self.patterns.mask(text[s:e]) for s, e in tokens]
-        # (start, end, label), in pattern order
+        # (start, end, label); of one span, in pattern order
         found = dict.fromkeys((start, end, self.label_of[p])
                               for start, end, p in self.patterns.matches(masks))
         # the longest first, then the leftmost; of one span, the first pattern's label

@@ -459,10 +459,10 @@ def _read(texts: list[str]) -> list[tuple[Doc, list[tuple[int, int]]]]:
 def _matched(text: str) -> tuple[Doc, list[tuple[int, int]]]:
     pipe, patterns = nlp()
     doc = pipe(text)
-    start, other = patterns.start_bits[True], patterns.start_bits[False]
+    start, other = patterns.start_bits[True], patterns.start_bits[False]  # IS_SENT_START
     masks = [patterns.mask(doc.token(i)) | other for i in range(len(doc))]
     for first, _ in doc.sents:
-        masks[first] ^= other | start
+        masks[first] = masks[first] & ~other | start
     return doc, [(a, b) for a, b, _ in patterns.matches(masks)]
 
 
