@@ -199,11 +199,14 @@ def _groups(records: list[Any], key: Any) -> dict[Any, list[Any]]:
 
 
 def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
-                    titles: dict[Any, str] | None = None) -> list[dict[str, Any]]:
+                    titles: dict[Any, str] | None = None,
+                    usable: bool = False) -> list[dict[str, Any]]:
     """Baseline/patched pairs within each message: pairs the text makes itself (a table
-    row, an arrow, "from X to Y"), then runs under contrasting labels."""
+    row, an arrow, "from X to Y"), then runs under contrasting labels (``usable``: the
+    results are ``_usable``'s rows already)."""
     out: list[dict[str, Any]] = []
-    for uid, rows in _groups(_records(_usable(results)), lambda x: x.uid).items():
+    rows_of = _groups(_records(results if usable else _usable(results)), lambda x: x.uid)
+    for uid, rows in rows_of.items():
         rows.sort(key=lambda x: x.line_no)
         title = (titles or {}).get(uid)
         out += _text_pairs(uid, [x for x in rows if x.pair is not None], noise_pct, title)
@@ -273,9 +276,10 @@ def _runs(base: list[Any], patched: list[Any]) -> list[tuple[list[Any], list[Any
 
 
 def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: set[str],
-                  noise_pct: float = NOISE_PCT) -> list[dict[str, Any]]:
-    """Baseline runs in one message, patched runs in another of the same thread."""
-    r = _usable(results)
+                  noise_pct: float = NOISE_PCT, usable: bool = False) -> list[dict[str, Any]]:
+    """Baseline runs in one message, patched runs in another of the same thread
+    (``usable`` as for ``measured_claims``)."""
+    r = results if usable else _usable(results)
     r = r[r.condition.isin(["baseline", "patched"]) & ~r.uid.isin(paired_uids)
           & r.pair.isna()]
     if r.empty:
@@ -445,14 +449,17 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     have results, statements, hardware or reports)."""
     from mlx.link.subjects import parse_subject
     results, statements, reports = archive.results, archive.statements, archive.reports
+    if results.empty and statements.empty and reports.empty:  # nothing to pair or state
+        return pd.DataFrame(columns=COLUMNS)
     messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid})
     titles = {u: parse_subject(s).title for u, s in zip(messages.uid, messages.subject,
                                                         strict=True) if isinstance(s, str)}
     patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))
-    measured = [c for c in measured_claims(results, noise_pct, titles)
+    usable = _usable(results)  # once for both pairings
+    measured = [c for c in measured_claims(usable, noise_pct, titles, usable=True)
                 if _about_a_change(c, patch_of, titles)]
     paired = {c["uid"] for c in measured}
-    measured += [c for c in thread_claims(results, messages, paired, noise_pct)
+    measured += [c for c in thread_claims(usable, messages, paired, noise_pct, usable=True)
                  if _about_a_change(c, patch_of, titles)]
     mframe = pd.DataFrame(measured)
     prose = [c for c in prose_claims(statements, mframe, messages, titles)

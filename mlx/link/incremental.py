@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -434,14 +436,19 @@ class SubsetStore(Store):
         with_uid = want if "uid" in want.names else want.append(schema.field("uid"))
         if table == "messages":
             return self._only(self.rows.read(with_uid.names), uids).select(want.names)
-        tables = []
+        reads = []
         for path in self.part_paths(table):
             name = path.rsplit("/", 1)[-1]
             # a part of no chunk (the driver's own) may hold rows of any of them
             of = self.by_part.get(name, self.all if name not in self.chunks else None)
             if of is not None:
-                data = self._read_as(path, with_uid)
-                tables.append(data.filter(pc.is_in(data.column("uid"), value_set=of)))
+                reads.append((path, of))
+
+        def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
+            data = self._read_as(read[0], with_uid)
+            return data.filter(pc.is_in(data.column("uid"), value_set=read[1]))
+        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # Parquet decodes without the GIL
+            tables = list(pool.map(rows_of, reads))
         out = pa.concat_tables(tables) if tables else empty(with_uid)
         return self._only(out, uids).select(want.names)
 
