@@ -190,3 +190,21 @@ def test_shapes_results(shapes) -> None:
     runs = r[r.message_id == "runs-1@example.org"]
     assert {"tx", "rx"} <= set(runs.config.dropna())
     assert 0.0806 in set(runs.value_norm.round(4))
+
+
+def test_build_claims_of_messages_with_nothing_to_claim() -> None:
+    """No results, statements or reports (most incremental passes): the empty table of
+    the claims' columns, without reading a header."""
+    from mlx.analyse.claims import COLUMNS, build_claims
+
+    class Empty:
+        results = pd.DataFrame(columns=["uid"])
+        statements = pd.DataFrame(columns=["uid"])
+        reports = pd.DataFrame(columns=["uid"])
+
+        def headers_of(self, uids):  # pragma: no cover - must not be called
+            raise AssertionError("headers read")
+
+    out = build_claims(Empty())
+    assert list(out.columns) == COLUMNS
+    assert out.empty
