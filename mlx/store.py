@@ -25,7 +25,7 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -129,6 +129,14 @@ def in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     if not len(keys):
         return np.zeros(len(values), dtype=bool)
     return keys[np.minimum(np.searchsorted(keys, values), len(keys) - 1)] == values
+
+
+def in_threads(read: Callable[[Any], pa.Table], items: Iterable[Any]) -> list[pa.Table]:
+    """``read`` of each item, in order, one thread per core: Parquet decodes without the
+    GIL."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return list(pool.map(read, items))
 
 
 def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table) -> None:
@@ -350,7 +358,6 @@ class Store:
         """The rows of ``wanted`` uids, a part at a time (a dataset scan with a filter
         held hundreds of MiB on a store of millions): each part's uids matched by hash
         against the wanted ones, then exactly."""
-        from concurrent.futures import ThreadPoolExecutor
         keys = np.unique(hashes(pa.array(sorted(wanted), pa.string())))
         with_uid = want if "uid" in want.names else want.append(uid_field)
 
@@ -361,8 +368,7 @@ class Store:
             return data.take(pa.array(rows)).select(want.names)
         if not wanted:
             return empty(want)
-        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # Parquet decodes without the GIL
-            tables = [t for t in pool.map(rows_of, parts) if t.num_rows]
+        tables = [t for t in in_threads(rows_of, parts) if t.num_rows]
         return pa.concat_tables(tables) if tables else empty(want)
 
     def _read_as(self, path: str, want: pa.Schema) -> pa.Table:

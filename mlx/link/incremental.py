@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -39,7 +37,7 @@ from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.schema import FACT_COLUMNS, MESSAGES, empty
-from mlx.store import Store, hashes, in_sorted
+from mlx.store import Store, hashes, in_sorted, in_threads
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
@@ -447,8 +445,7 @@ class SubsetStore(Store):
         def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
             data = self._read_as(read[0], with_uid)
             return data.filter(pc.is_in(data.column("uid"), value_set=read[1]))
-        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:  # Parquet decodes without the GIL
-            tables = list(pool.map(rows_of, reads))
+        tables = in_threads(rows_of, reads)
         out = pa.concat_tables(tables) if tables else empty(with_uid)
         return self._only(out, uids).select(want.names)
 
