@@ -395,16 +395,10 @@ class Store:
         self.fs.makedirs(self._at("link"), exist_ok=True)
         write_parquet(self.fs, self._link_file(name, gen), data)
 
-    def write_link_batches(self, name: str, schema: pa.Schema,
-                           batches: Iterable[pa.RecordBatch], gen: int = 0) -> None:
-        """``write_link`` of a table made batch by batch (never whole in memory)."""
+    def link_writer(self, gen: int = 0) -> LinkWriter:
+        """Streams of the link tables of generation ``gen``, in place once closed."""
         self.fs.makedirs(self._at("link"), exist_ok=True)
-        path = self._link_file(name, gen)
-        with pq.ParquetWriter(path + ".tmp", schema, compression="zstd",
-                              filesystem=self.fs) as writer:
-            for batch in batches:
-                writer.write_batch(batch)
-        self.fs.mv(path + ".tmp", path)
+        return LinkWriter(self, gen)
 
     def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array) -> None:
         """What delta ``gen`` voids in the files before it: rows of these uids (threads:
@@ -548,6 +542,46 @@ class Store:
         """Where the base of a table of the link stage is, when it was written."""
         path = self._link_file(name)
         return path if self.fs.exists(path) else None
+
+
+class LinkWriter:
+    """The files of one generation of the link tables, each written as a stream (a full
+    pass in batches of components adds every batch's rows to the same files), under
+    temporary names until ``close`` renames them into place."""
+
+    def __init__(self, st: Store, gen: int) -> None:
+        self.st, self.gen = st, gen
+        self._writers: dict[str, pq.ParquetWriter] = {}
+
+    def write(self, name: str, data: pa.Table | Iterable[pa.RecordBatch],
+              schema: pa.Schema | None = None, keep: list[str] | None = None) -> pa.Table:
+        """Add ``data`` (a table, or batches of ``schema``) to table ``name``; the rows
+        added, as one table of the ``keep`` columns (all if None): what a batch's claims
+        and counts read."""
+        if isinstance(data, pa.Table):
+            schema = data.schema
+        assert schema is not None
+        writer = self._writers.get(name)
+        if writer is None:
+            path = self.st._link_file(name, self.gen) + ".tmp"
+            writer = pq.ParquetWriter(path, schema, compression="zstd", filesystem=self.st.fs)
+            self._writers[name] = writer
+        if isinstance(data, pa.Table):
+            writer.write_table(data)
+            return data if keep is None else data.select(keep)
+        kept = []
+        for batch in data:
+            writer.write_batch(batch)
+            kept.append(batch if keep is None else batch.select(keep))
+        return pa.Table.from_batches(kept, schema=schema if keep is None else pa.schema(
+            [schema.field(c) for c in keep]))
+
+    def close(self) -> None:
+        for name, writer in self._writers.items():
+            writer.close()
+            path = self.st._link_file(name, self.gen)
+            self.st.fs.mv(path + ".tmp", path)
+        self._writers = {}
 
 
 def _alive(pid: Any) -> bool:

@@ -6,14 +6,16 @@ parent_id, parent_uid, depth, patch_id), ``threads``, ``patches``, ``reports`` a
 ``claims``; ``subjects`` keeps the parse of every distinct subject, so the next pass
 parses only the new ones (the workers parse each chunk's into ``subject_parses`` parts,
 which the pass folds in and removes).  It works on Arrow and numpy columns (``columns`` threads,
-``patch_columns`` links patches), reading a few columns at a time, so its memory is
-a few hundred bytes per message; ``reference`` is the same pass message by message.
+``patch_columns`` links patches); ``reference`` is the same pass message by message.
+A store of more than ``BATCH_MESSAGES`` is linked a batch of whole components at a
+time (``batches``), so the pass holds about 0.4 KiB per message whatever the store's
+size; a pass after an ingest re-links only what the new messages touch (``incremental``).
 """
 
 from __future__ import annotations
 
-import ctypes
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,11 +23,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
     Threading,
     encode_ids,
     numpy,
+    release,
     stamps,
     take_codes,
     thread_codes,
@@ -36,13 +40,16 @@ from mlx.link.incremental import (
     Plan,
     Rows,
     SubsetStore,
+    author_hashes,
     components,
     link_version,
     message_keys,
+    old_thread_refs,
     plan,
 )
 from mlx.link.patch_columns import (
     KIND_FACTS,
+    keyed_parses,
     known_subjects,
     link_patch_columns,
     parse_subjects,
@@ -50,9 +57,8 @@ from mlx.link.patch_columns import (
     patch_batches,
     subject_parses,
 )
-from mlx.link.threads import header_thread_refs
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, hashes, in_sorted
+from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, hashes, in_sorted
 
 # an incremental pass re-links about this many messages per new one (2-3 measured), and
 # parsing a subject again costs about what reading this many stored parses does
@@ -60,6 +66,10 @@ RELINKED = 4
 PARSE_COST = 50
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
+# the columns of a pass's patches its claims and counts read
+PATCHES_KEPT = ["uid", "patch_id", "title", "version", "is_cover", "series_id"]
+# a store of more messages is linked in batches of whole components of about this many
+BATCH_MESSAGES = 100_000
 
 
 def link_store(path: str) -> dict[str, int]:
@@ -87,16 +97,38 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
         stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files],
                                 len(files))
         if stored is not None:
-            _write_subjects(st, stored)
+            st.write_link("subjects", keyed_parses(stored))
     st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
     st.clear_link_deltas()
-    done = _pass(st, Rows(st), 0, 0)
+    out = st.link_writer()
+    if message_count(st) <= BATCH_MESSAGES:
+        done = _pass(st, Rows(st), out, 0)
+        out.close()
+        done.counts["claims"] = write_claims(st)
+    else:
+        done = _batched(st, out)
+        out.close()
     counts = done.counts
-    counts["claims"] = write_claims(st)
     facts = st.read("messages", MESSAGES, ["list_id"])
     lists = sorted(v for v in pc.unique(facts.column("list_id")).to_pylist() if v is not None)
     _commit(st, info, counts, lists, [], done.comps, 0, done.n)
     return counts
+
+
+def _batched(st: Store, out: LinkWriter) -> Pass:
+    """The full pass a batch of whole components at a time (``mlx.link.batches``): only
+    one batch's messages, subjects and link tables are held at once."""
+    total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
+    for rows, known in _batches(st):
+        done = _pass(st, rows, out, total.comps, known, subjects=False)
+        claims = build_claims_table(st, SubsetStore(st, rows, done.tables))
+        out.write("claims", claims)
+        done.counts["claims"] = claims.num_rows
+        total = Pass(total.n + done.n, done.comps,
+                     {k: total.counts[k] + done.counts[k] for k in total.counts})
+        del rows, done
+        release()
+    return total
 
 
 def _commit(st: Store, old: dict[str, Any], counts: dict[str, int], lists: list[str],
@@ -113,11 +145,24 @@ def _commit(st: Store, old: dict[str, Any], counts: dict[str, int], lists: list[
         st.fs.rm(path)
 
 
+COUNTED = ("threads", "patches", "covers", "series", "reports", "claims")
+
+
 @dataclass
 class Pass:
     n: int  # messages linked
     comps: int  # the next component label
     counts: dict[str, int]
+    # of the rows written, what their claims and the counts read (``SubsetStore``)
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+
+
+def _batches(st: Store) -> Iterator[tuple[Rows, Known]]:
+    """The rows of each batch of ``component_batches``, and their subjects' parses."""
+    for at, parses in component_batches(st, BATCH_MESSAGES).plan():
+        known = Known(parses, 0)  # its parses go when the pass has read them
+        del parses
+        yield Rows(st, at=at), known
 
 
 def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
@@ -125,7 +170,7 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
     table = rows.read(["message_id", "thread_refs"])
     refs = table.column("thread_refs")
     if refs.null_count:
-        refs = _old_thread_refs(rows, table)
+        refs = old_thread_refs(rows, table)
     codes = encode_ids(table.column("message_id"), refs)
     del table, refs  # the ids are codes now: the strings go
     table = rows.read(["uid", "date"])
@@ -133,59 +178,50 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
     return codes, uid, thread_codes(uid, table.column("date"), codes)
 
 
-def _pass(st: Store, rows: Rows, gen: int, comp_base: int,
-          parsed: Known | None = None) -> Pass:
-    """Link the messages of ``rows`` (the whole store, or whole components of it), the
-    tables written as the base (``gen`` 0) or as delta ``gen`` (``parsed``: the known
-    subjects, when the caller read them)."""
+def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
+          parsed: Known | None = None, subjects: bool = True) -> Pass:
+    """Link the messages of ``rows`` (the whole store, or whole components of it) into
+    the tables of ``out`` (the base, gen 0, or a delta; ``parsed``: the known subjects,
+    when the caller read them; ``subjects``: whether the parses new to ``link/subjects``
+    are written to it too)."""
     codes, uid, th = _threaded(rows)
+    rows.forget(["thread_refs"])
     known = parsed if parsed is not None else _known_subjects(st)
-    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known.table)
+    parses, seen = parse_subjects(rows.read(["subject"]).column("subject"), known.table)
     seen = seen if seen is not None else known.table
-    if gen == 0:
+    if subjects and out.gen == 0:
         if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
-            _write_subjects(st, seen)  # the next pass parses only the subjects new since
-    else:  # only what the stored parses lack
-        _write_subjects(st, known.lacking(seen), gen)
-    del seen, known
-    _release()
+            st.write_link("subjects", keyed_parses(seen))  # the next pass parses only new ones
+    elif subjects:  # only what the stored parses lack
+        out.write("subjects", keyed_parses(known.lacking(seen)))
+    known.table = seen = None  # the parses go once read (the caller's ``parsed`` too)
+    release()
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
     from_addr = facts.column("from_addr").combine_chunks()
-    linked = link_patch_columns(th, uid, subjects, facts, from_addr)
+    linked = link_patch_columns(th, uid, parses, facts, from_addr)
     facts = facts.select(KIND_FACTS)  # what the keys read: the trailers and refs go
-    st.write_link_batches("patches", PATCHES, patch_batches(
-        th, uid, subjects, linked.patches, linked.pid, linked.keys, PATCH_ROWS), gen)
+    rows.forget([c for c in FACT_COLUMNS if c not in KIND_FACTS])
+    tables = {"patches": out.write("patches", patch_batches(
+        th, uid, parses, linked.patches, linked.pid, linked.keys, PATCH_ROWS), PATCHES,
+        keep=PATCHES_KEPT)}
     del linked.patches  # before the keys and components, the pass's largest arrays
-    _release()
-    keys = message_keys(codes, th, subjects, facts, from_addr)
-    _release()
+    release()
+    keys = message_keys(codes, th, parses, facts, author_hashes(from_addr))
+    release()
     comp = components(th.n, keys, codes)
-    st.write_link("keys", keys.table(uid, comp_base + comp, rows.positions()), gen)
+    out.write("keys", keys.table(uid, comp_base + comp, rows.positions()))
     n_comps = int(comp.max()) + 1 if len(comp) else 0
     del facts, codes, keys, comp
-    st.write_link_batches("messages", LINKS, _links(th, uid, linked.patch_id), gen)
-    threads = _threads_table(th, uid, subjects)
-    st.write_link("threads", threads, gen)
-    st.write_link("reports", linked.reports, gen)
-    patches = pq.read_table(st._link_file("patches", gen), filesystem=st.fs,
-                            columns=["is_cover", "series_id"])
-    counts = {"threads": threads.num_rows, "patches": patches.num_rows,
+    tables["messages"] = out.write("messages", _links(th, uid, linked.patch_id), LINKS)
+    threads = out.write("threads", _threads_table(th, uid, parses)).num_rows
+    tables["reports"] = out.write("reports", linked.reports)
+    patches = tables["patches"]
+    counts = {"threads": threads, "patches": patches.num_rows,
               "covers": pc.sum(patches.column("is_cover")).as_py() or 0,
               "series": pc.count_distinct(patches.column("series_id")).as_py(),
               "reports": linked.reports.num_rows}
-    _release()  # before the claims
-    return Pass(th.n, comp_base + n_comps, counts)
-
-
-def _release() -> None:
-    """Give memory freed back to the system between stages: pyarrow's pool and glibc's
-    malloc keep it otherwise, and the next stage's peak comes on top (on the 1.09M-message
-    store the pass peaked 100 MiB higher without)."""
-    pa.default_memory_pool().release_unused()
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (AttributeError, OSError):  # not glibc
-        pass
+    release()  # before the claims
+    return Pass(th.n, comp_base + n_comps, counts, tables)
 
 
 @dataclass
@@ -234,12 +270,6 @@ def _known_subjects(st: Store, few: int | None = None) -> Known:
     return Known(known, len(stored) if stored is not None else 0)
 
 
-def _write_subjects(st: Store, table: pa.Table, gen: int = 0) -> None:
-    """A file of ``link/subjects``, with the hash of each subject's text (``key``)."""
-    keys = pa.array(hashes(table.column("subject")), pa.int64())
-    st.write_link("subjects", table.append_column("key", keys), gen)
-
-
 def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | None:
     """What an incremental pass re-links, and the subjects known (``_known_subjects``);
     None when a full pass is due."""
@@ -283,7 +313,7 @@ def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]
     codes, uid, th = _threaded(rows)
     subjects, _ = parse_subjects(rows.read(["subject"]).column("subject"), known)
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
-    return uid, message_keys(codes, th, subjects, facts, facts.column("from_addr").combine_chunks())
+    return uid, message_keys(codes, th, subjects, facts, author_hashes(facts.column("from_addr")))
 
 
 def _incremental(st: Store, info: dict[str, Any], todo: Plan,
@@ -298,11 +328,11 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     old_claims = st.read_link("claims", uids=old, columns=["uid"])
     rows = todo.rows
     assert rows is not None
-    done = _pass(st, rows, gen, todo.comp_base, parsed)
-    tables = {name: pq.read_table(st._link_file(file, gen), filesystem=st.fs)
-              for name, file in (("messages", "messages"), ("patches", "patches"),
-                                 ("reports", "reports"), ("threads", "threads"))}
-    claims = write_claims(st, SubsetStore(st, rows, tables), gen)
+    out = st.link_writer(gen)
+    done = _pass(st, rows, out, todo.comp_base, parsed)
+    tables = done.tables
+    claims = out.write("claims", build_claims_table(st, SubsetStore(st, rows, tables))).num_rows
+    out.close()
     dead_threads = pc.unique(voided.column("thread_id").drop_null())
     st.write_dead(gen, todo.old, dead_threads)
     before = info.get("counts", {})
@@ -386,17 +416,23 @@ def _threads_table(th: Threading, uid: pa.Array, subjects: Any) -> pa.Table:
     return table.take(pa.array(place)).cast(THREADS)
 
 
-def write_claims(st: Store, source: Store | None = None, gen: int = 0) -> int:
-    """The claims table, from the tables just linked (``source``: only some messages and
-    their delta's tables): stored so readers do not pair again."""
+def write_claims(st: Store) -> int:
+    """The claims table of the whole store, from the tables just linked: stored so
+    readers do not pair again."""
+    claims = build_claims_table(st)
+    st.write_link("claims", claims)
+    return claims.num_rows
+
+
+def build_claims_table(st: Store, source: Store | None = None) -> pa.Table:
+    """The claims of the store's messages (``source``: only some messages, and the link
+    tables of their pass), as an Arrow table."""
     from mlx.analyse.claims import build_claims
     from mlx.archive import Archive
     archive = Archive(st.path)
     if source is not None:
         archive.store = source
-    claims = build_claims(archive)
-    st.write_link("claims", frame_table(claims, CLAIMS), gen)
-    return len(claims)
+    return frame_table(build_claims(archive), CLAIMS)
 
 
 def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
@@ -408,16 +444,3 @@ def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
         cols[f.name] = [None if (v is None or (not isinstance(v, (list, str)) and pd.isna(v)))
                         else v for v in values]
     return pa.table(cols, schema=table_schema)
-
-
-def _old_thread_refs(rows: Rows, table: pa.Table) -> pa.ChunkedArray:
-    """``thread_refs``, from their headers for messages stored before the column existed."""
-    old = rows.read(["from_addr", "to", "cc", "in_reply_to", "references"]).to_pydict()
-    mids = table.column("message_id").to_pylist()
-    refs = table.column("thread_refs").to_pylist()
-    for i, r in enumerate(refs):
-        if r is None:
-            refs[i] = header_thread_refs(mids[i], old["from_addr"][i], old["to"][i],
-                                         old["cc"][i], old["in_reply_to"][i],
-                                         old["references"][i])
-    return pa.chunked_array([pa.array(refs, pa.list_(pa.string()))])

@@ -26,16 +26,17 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link import patch_columns
-from mlx.link.columns import UNKNOWN, IdCodes, Threading, nearest_marked, numpy
+from mlx.link.columns import UNKNOWN, IdCodes, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
+from mlx.link.threads import header_thread_refs
 from mlx.schema import FACT_COLUMNS, MESSAGES, empty
 from mlx.store import Store, hashes, in_sorted, in_threads
 
@@ -105,6 +106,13 @@ class Rows:
                 self._parts[path] = read
         return self._concat([self._parts[p].select(columns) for p in self.at], columns)
 
+    def forget(self, columns: list[str]) -> None:
+        """Columns a subset no longer needs (read again if asked for)."""
+        self._columns = [c for c in self._columns if c not in columns]
+        for path, table in self._parts.items():
+            self._parts[path] = table.drop_columns([c for c in columns
+                                                    if c in table.column_names])
+
     def widened(self, at: Places) -> Rows:
         """The rows of ``at`` (holding these): the parts whose rows are the same are
         not read again."""
@@ -132,6 +140,19 @@ class Rows:
         rows = [np.arange(n) if self.at is None or (r := self.at[p]) is None else r
                 for p, n in zip(self.paths, self.lengths, strict=True)]
         return part, pa.array(np.concatenate(rows) if rows else [], pa.int32())
+
+
+def old_thread_refs(rows: Rows, table: pa.Table) -> pa.ChunkedArray:
+    """``thread_refs``, from their headers for messages stored before the column existed."""
+    old = rows.read(["from_addr", "to", "cc", "in_reply_to", "references"]).to_pydict()
+    mids = table.column("message_id").to_pylist()
+    refs = table.column("thread_refs").to_pylist()
+    for i, r in enumerate(refs):
+        if r is None:
+            refs[i] = header_thread_refs(mids[i], old["from_addr"][i], old["to"][i],
+                                         old["cc"][i], old["in_reply_to"][i],
+                                         old["references"][i])
+    return pa.chunked_array([pa.array(refs, pa.list_(pa.string()))])
 
 
 def _same_rows(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -187,50 +208,57 @@ class MessageKeys:
             schema=KEYS)
 
 
-def message_keys(codes: IdCodes, th: Threading, subjects: Subjects, facts: pa.Table,
-                 from_addr: pa.Array) -> MessageKeys:
+class Lineage(Protocol):
+    """What the keys read of a threading: each row's nearest ancestor in the archive
+    and its date (``Threading`` has them; a pass over hashes finds them alone)."""
+
+    present_parent: np.ndarray
+    dates: np.ndarray
+
+
+def mix(author: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """One 64-bit hash of an author's hash and another's (odd multiplier: a bijection of
+    the first, so distinct authors of one ``rest`` never meet)."""
+    with np.errstate(over="ignore"):
+        return ((author.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+                ^ rest.view(np.uint64)).view(np.int64)
+
+
+def message_keys(codes: IdCodes, th: Lineage, subjects: Subjects, facts: pa.Table,
+                 author: np.ndarray) -> MessageKeys:
     """The keys of messages threaded as ``th`` (whole components, or the new messages
-    alone: ``need`` is then only what their own thread says)."""
+    alone: ``need`` is then only what their own thread says); ``author``: the hash of
+    each one's sender address (``author_hashes``)."""
     kind, _, is_patch, is_cover, pull = patch_kinds(subjects, facts)
-    id_hash = hashes(codes.ids)
+    id_hash = codes.hashed()
     has_mid = codes.mid_code >= 0
     mid = np.where(has_mid, id_hash[np.maximum(codes.mid_code, 0)] if len(id_hash) else 0, 0)
     refs = id_hash[codes.ref_code] if len(codes.ref_code) else np.zeros(0, dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(codes.length)))
     code = subjects.code
-    parsed = subjects.parsed
-    norm_text = pc.fill_null(parsed.column("norm"), "")
-    norm = hashes(norm_text)[code]
-    titled = numpy(pc.greater(pc.utf8_length(parsed.column("title")), 0), False, bool)[code]
+    norm = subjects.column("norm_key")[code]
+    titled = subjects.column("titled", False)[code]
     maybe_need = ~is_patch & (kind != ROBOT) & titled
     need = maybe_need & (nearest_marked(th.present_parent, is_patch) < 0)
     has_norm = is_patch | maybe_need
     total = subjects.column("total", 0)[code]
     has_pclass = is_patch & (total != 0)
-    author = pc.fill_null(from_addr, "")
 
-    def hashed(rows: np.ndarray, *texts: Any) -> np.ndarray:
-        out = np.zeros(len(code), dtype=np.int64)
-        if len(rows):
-            at = pa.array(code[rows])
-            parts = [author.take(pa.array(rows)),
-                     *(t if isinstance(t, pa.Array) else t.take(at) for t in texts)]
-            out[rows] = hashes(pc.binary_join_element_wise(*parts, "\x1f"))
-        return out
+    def keyed(has: np.ndarray, name: str) -> np.ndarray:
+        return np.where(has, mix(author, subjects.column(name)[code]), 0)
 
-    rows = np.flatnonzero(has_pclass)
-    pclass = hashed(rows, pa.array(total[rows].astype(str)),
-                    pc.cast(pc.fill_null(parsed.column("is_rfc"), False), pa.string()),
-                    pc.fill_null(parsed.column("set_tag"), ""))
     when = th.dates.astype(np.int64)
     has_series = is_patch & ~is_cover & ~pull
-    series = hashed(np.flatnonzero(has_series), norm_text)
     has_skey = is_patch & ~pull
-    skey = hashed(np.flatnonzero(has_skey), pc.fill_null(parsed.column("title"), ""),
-                  pc.fill_null(parsed.column("set_tag"), ""))
     return MessageKeys(mid, has_mid, offsets, refs, norm, has_norm, is_patch.copy(), need,
-                       pclass, has_pclass, when, when != UNKNOWN, series,
-                       has_series, skey, has_skey)
+                       keyed(has_pclass, "pclass_key"), has_pclass, when, when != UNKNOWN,
+                       keyed(has_series, "norm_key"), has_series,
+                       keyed(has_skey, "skey_key"), has_skey)
+
+
+def author_hashes(from_addr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The hash of each message's sender address (none: the empty one)."""
+    return hashes(from_addr)
 
 
 def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
@@ -241,7 +269,8 @@ def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
     # node numbers: messages, ids, then one per title, series and posting name (int32
     # while they fit: the edges are most of the pass's memory here)
     node = np.int32 if 4 * n + len(codes.ids) < 2**31 else np.int64
-    a = [np.flatnonzero(codes.mid_code >= 0), np.repeat(np.arange(n, dtype=node), codes.length)]
+    a = [np.flatnonzero(codes.mid_code >= 0).astype(node),
+         np.repeat(np.arange(n, dtype=node), codes.length)]
     b = [n + codes.mid_code[a[0]].astype(node), n + codes.ref_code.astype(node)]
     base = n + len(codes.ids)
     # a title some message needs and some posting has
@@ -252,24 +281,30 @@ def components(n: int, keys: MessageKeys, codes: IdCodes) -> np.ndarray:
     posted = np.zeros(len(classes), dtype=bool)
     posted[inverse[keys.posting[titled]]] = True
     keep = (needed & posted)[inverse]
-    a.append(titled[keep])
-    b.append(base + inverse[keep])
+    a.append(titled[keep].astype(node))
+    b.append((base + inverse[keep]).astype(node))
     base += len(classes)
     for has, values in ((keys.has_series, keys.series), (keys.has_skey, keys.skey)):
         rows = np.flatnonzero(has)
         found, inverse = np.unique(values[rows], return_inverse=True)
-        a.append(rows)
-        b.append(base + inverse)
+        a.append(rows.astype(node))
+        b.append((base + inverse).astype(node))
         base += len(found)
+        del rows, found, inverse
     # parts of one posting key: each with the next one in time, when within the window
     rows = np.flatnonzero(keys.has_pclass & keys.dated)
     rows = rows[np.lexsort((keys.when[rows], keys.pclass[rows]))]
     close = (keys.pclass[rows[1:]] == keys.pclass[rows[:-1]]) & \
         (keys.when[rows[1:]] - keys.when[rows[:-1]] <= WINDOW_US)
-    a.append(rows[:-1][close])
-    b.append(rows[1:][close])
-    label = _union(base, np.concatenate(a).astype(node, copy=False),
-                   np.concatenate(b).astype(node, copy=False))
+    a.append(rows[:-1][close].astype(node))
+    b.append(rows[1:][close].astype(node))
+    del rows, close
+    edges_a = np.concatenate(a)
+    del a
+    edges_b = np.concatenate(b)
+    del b
+    label = _union(base, edges_a, edges_b)
+    del edges_a, edges_b
     return np.unique(label[:n], return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 

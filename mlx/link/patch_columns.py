@@ -60,16 +60,47 @@ class Subjects:
     """Distinct subjects parsed, one row each (the last row is a missing subject), and
     each message's row."""
 
-    text: pa.Array  # the distinct subjects (without the missing one)
+    text: pa.Array  # the distinct subjects (without the missing one; none: keys alone)
     parsed: pa.Table  # REPORTED columns, kind, is_reply, is_cover, commit_like
     code: np.ndarray  # per message: its row in ``parsed`` (missing: the last)
+    _keyed: pa.Table | None = None
 
     def column(self, name: str, null: Any = 0) -> np.ndarray:
+        """A parsed column, or one of ``key_columns``, per distinct subject."""
+        if name not in self.parsed.column_names:
+            if self._keyed is None:
+                self._keyed = key_columns(self.parsed)
+            return numpy(self._keyed.column(name), null, None)
         return numpy(self.parsed.column(name), null, None)
 
     def at(self, rows: np.ndarray, name: str) -> np.ndarray:
         """A parsed column for messages ``rows``."""
         return self.column(name)[self.code[rows]]
+
+
+# per distinct subject, what the keys of the link pass read of its parse (``key_columns``)
+KEY_FACTS = ["kind", "is_reply", "is_cover", "is_pull", "version_seen", "total"]
+
+
+def key_columns(parsed: pa.Table) -> pa.Table:
+    """Of each parse: ``KEY_FACTS``, whether it has prefixes and a title, and hashes of
+    its normalised title (``norm``), of its part count, RFC-ness and set tag
+    (``pclass``: with the author, a posting key) and of its title and set tag
+    (``skey``: with the author, the name of a series): all that ``patch_kinds`` and
+    ``message_keys`` read, so that a pass can hold these instead of the parses."""
+    from mlx.store import hashes
+    set_tag = pc.fill_null(parsed.column("set_tag"), "")
+    title = pc.fill_null(parsed.column("title"), "")
+    return pa.table({
+        **{name: parsed.column(name) for name in KEY_FACTS},
+        "has_prefixes": pc.greater(pc.list_value_length(parsed.column("prefixes")), 0),
+        "titled": pc.greater(pc.utf8_length(title), 0),
+        "norm_key": hashes(pc.fill_null(parsed.column("norm"), "")),
+        "pclass_key": hashes(pc.binary_join_element_wise(
+            pc.cast(pc.fill_null(parsed.column("total"), 0), pa.string()),
+            pc.cast(pc.fill_null(parsed.column("is_rfc"), False), pa.string()), set_tag,
+            "\x1f")),
+        "skey_key": hashes(pc.binary_join_element_wise(title, set_tag, "\x1f"))})
 
 
 @cache
@@ -134,6 +165,12 @@ def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
         "subject", pa.array(values, pa.string()))
     parse_subject.cache_clear()  # its entries would outlive the batch
     return table.replace_schema_metadata({"parser": parser_version()})
+
+
+def keyed_parses(table: pa.Table) -> pa.Table:
+    """Rows of ``link/subjects``: parses with the hash of each subject's text (``key``)."""
+    from mlx.store import hashes
+    return table.append_column("key", pa.array(hashes(table.column("subject")), pa.int64()))
 
 
 def known_subjects(parts: list[pa.Table], disjoint: int = 0) -> pa.Table | None:
@@ -220,8 +257,7 @@ def patch_kinds(subjects: Subjects, facts: pa.Table
     is_reply = per_message("is_reply", False)
     has_diff = numpy(facts.column("has_diff"), False, bool)
     has_stat = numpy(pc.is_valid(facts.column("diffstat_files")), None, bool)
-    has_prefixes = numpy(pc.greater(pc.list_value_length(subjects.parsed.column("prefixes")),
-                                    0), False, bool)[code]
+    has_prefixes = per_message("has_prefixes", False)
     cover_subject = per_message("is_cover", False)
     is_pull = per_message("is_pull", False)
     is_patch = ~is_reply & (kind != ROBOT) & (

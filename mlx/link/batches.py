@@ -1,0 +1,304 @@
+"""A full link pass over a big store, a batch of whole components at a time.
+
+A pass over every message at once holds every message's ids, subject parse and link
+rows together: about 1 KiB a message.  But the pass over a union of whole components
+(``mlx.link.incremental``) gives their messages the rows the pass over the whole
+store gives, so a big store is linked in batches of components, each holding only
+its own messages.
+
+To find the components, ``component_batches`` reads the store once, a part at a
+time, and keeps of each message only what its keys are made of, as 64-bit hashes and
+small integers (about 100 bytes): its Message-ID and refs, date, sender, the hash of
+its subject and the facts that make it a patch.  The subjects' parses stream into a
+new ``link/subjects`` (the stored ones of this parser, the workers' since, and those
+parsed here, each subject once), each reduced to its ``key_columns``; then
+``message_keys`` and ``components`` run on those as on a pass's own.  Ids and subjects
+are told apart by their hashes: two that collide would only join components (a
+subject's parse is matched again by its text in each batch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from mlx.link.columns import UNKNOWN, IdCodes, numpy, present_parents, release
+from mlx.link.incremental import (
+    Places,
+    Rows,
+    _schema,
+    author_hashes,
+    components,
+    message_keys,
+    old_thread_refs,
+)
+from mlx.link.patch_columns import (
+    BATCH,
+    KIND_FACTS,
+    Subjects,
+    _parsed,
+    key_columns,
+    keyed_parses,
+    parser_version,
+    subject_parses,
+)
+from mlx.link.subjects import parse_subject
+from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
+
+# what the components are found from, read a part at a time
+SCAN = ["uid", "message_id", "thread_refs", "date", "subject", "from_addr", *KIND_FACTS]
+SUBJECT_GROUP = 65_536  # rows per row group of link/subjects: a batch reads only its groups
+
+
+def message_count(st: Store) -> int:
+    """Messages in the store, from the parts' footers."""
+    return sum(pq.read_metadata(p, filesystem=st.fs).num_rows
+               for p in st.part_paths("messages"))
+
+
+@dataclass
+class Scan:
+    """Per message, in store order, what its keys are made of (``add`` a part at a time)."""
+
+    uid: list[pa.Array] = field(default_factory=list)
+    mid: list[np.ndarray] = field(default_factory=list)  # hash of its Message-ID
+    has_mid: list[np.ndarray] = field(default_factory=list)
+    refs: list[np.ndarray] = field(default_factory=list)  # hashes of its thread_refs
+    length: list[np.ndarray] = field(default_factory=list)
+    dates: list[np.ndarray] = field(default_factory=list)
+    subject: list[np.ndarray] = field(default_factory=list)  # hash of its subject's text
+    has_subject: list[np.ndarray] = field(default_factory=list)
+    author: list[np.ndarray] = field(default_factory=list)
+    facts: list[pa.Table] = field(default_factory=list)  # KIND_FACTS
+    part: list[np.ndarray] = field(default_factory=list)
+    row: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return sum(len(d) for d in self.dates)
+
+    def take(self, name: str, dtype: Any, keep: bool = False) -> np.ndarray:
+        """A column of every part as one array; the parts' arrays go (``keep``: stay)."""
+        parts = getattr(self, name)
+        out = np.concatenate(parts).astype(dtype, copy=False) if parts else \
+            np.zeros(0, dtype=dtype)
+        if not keep:
+            setattr(self, name, [])
+        return out
+
+    def add(self, k: int, table: pa.Table, subject: np.ndarray) -> None:
+        n = table.num_rows
+        mid = table.column("message_id")
+        self.uid.append(table.column("uid").combine_chunks())
+        self.mid.append(hashes(mid))
+        self.has_mid.append(numpy(pc.is_valid(mid), None, bool))
+        refs = table.column("thread_refs")
+        self.refs.append(hashes(pc.list_flatten(refs)))
+        self.length.append(numpy(pc.list_value_length(refs), 0, np.int32))
+        self.dates.append(numpy(table.column("date").cast(pa.int64()), UNKNOWN))
+        self.subject.append(subject)
+        self.has_subject.append(numpy(pc.is_valid(table.column("subject")), None, bool))
+        self.author.append(author_hashes(table.column("from_addr")))
+        self.facts.append(table.select(KIND_FACTS))
+        self.part.append(np.full(n, k, dtype=np.int32))
+        self.row.append(np.arange(n, dtype=np.int32))
+
+
+class SubjectFile:
+    """``link/subjects`` written again as a stream: the stored parses of this parser,
+    the workers' since and the subjects ``need`` finds unparsed, each subject (by the
+    hash of its text) once; of each, its ``key`` and ``key_columns`` kept."""
+
+    def __init__(self, st: Store) -> None:
+        self.st = st
+        self.path = st._link_file("subjects")
+        schema = keyed_parses(subject_parses([])).schema
+        st.fs.makedirs(st._at("link"), exist_ok=True)
+        self.writer = pq.ParquetWriter(self.path + ".tmp", schema, compression="zstd",
+                                       filesystem=st.fs)
+        self.known = np.zeros(0, dtype=np.int64)  # sorted
+        self.keys: list[np.ndarray] = []  # in the file's order
+        self.columns: list[pa.Table] = []
+        self.pending: dict[int, str] = {}  # to parse: hash -> text
+        version = parser_version().encode()
+        if st.fs.exists(self.path):
+            with st.fs.open(self.path, "rb") as fh:
+                stored = pq.ParquetFile(fh)
+                meta = stored.schema_arrow.metadata or {}
+                if meta.get(b"parser") == version and "key" in stored.schema_arrow.names:
+                    for group in range(stored.num_row_groups):
+                        self._add(stored.read_row_group(group))
+        for path in st.part_paths(SUBJECT_PARSES):
+            staged = st.read_part(path)
+            if (staged.schema.metadata or {}).get(b"parser") == version:
+                self._add(keyed_parses(staged))
+
+    def _add(self, table: pa.Table) -> None:
+        """Write the rows of ``table`` whose subject is new."""
+        keys = numpy(table.column("key"), 0)
+        first = np.zeros(len(keys), dtype=bool)
+        first[np.unique(keys, return_index=True)[1]] = True
+        keep = first & ~in_sorted(keys, self.known)
+        if not keep.all():
+            table, keys = table.filter(pa.array(keep)), keys[keep]
+        if not len(keys):
+            return
+        table = table.select(self.writer.schema.names).cast(self.writer.schema)
+        for start in range(0, len(table), SUBJECT_GROUP):
+            self.writer.write_table(table.slice(start, SUBJECT_GROUP))
+        self.keys.append(keys)
+        self.columns.append(key_columns(table))
+        self.known = np.sort(np.concatenate((self.known, keys)))
+
+    def need(self, subject: pa.ChunkedArray | pa.Array) -> np.ndarray:
+        """The hash of each subject's text; those not parsed yet are parsed, a batch at a
+        time."""
+        h = hashes(subject)
+        new = np.flatnonzero(~in_sorted(h, self.known) & numpy(pc.is_valid(subject), None,
+                                                                bool))
+        if len(new):
+            for key, text in zip(h[new].tolist(), subject.take(pa.array(new)).to_pylist(),
+                                 strict=True):
+                self.pending.setdefault(key, text)
+            if len(self.pending) >= BATCH:
+                self._parse()
+        return h
+
+    def _parse(self) -> None:
+        if self.pending:
+            self._add(keyed_parses(subject_parses(list(self.pending.values()))))
+            self.pending = {}
+
+    def close(self) -> tuple[np.ndarray, pa.Table]:
+        """Put the file in place; (the key of each of its rows, their key columns, with
+        one more row: a missing subject's)."""
+        self._parse()
+        self.writer.close()
+        self.st.fs.mv(self.path + ".tmp", self.path)
+        none = key_columns(_parsed([parse_subject(None)]))
+        return (np.concatenate([*self.keys, np.zeros(0, dtype=np.int64)]),
+                pa.concat_tables([*self.columns, none]).combine_chunks())
+
+
+@dataclass
+class Lineage:
+    present_parent: np.ndarray
+    dates: np.ndarray
+
+
+@dataclass
+class Batches:
+    """Whole components of the store in batches of about ``limit`` messages: ``plan``
+    gives each batch's rows, and the stored parses of their subjects."""
+
+    st: Store
+    paths: list[str]
+    part: np.ndarray  # per message, in store order: its part and its row there
+    row: np.ndarray
+    batch: np.ndarray
+    subject: np.ndarray  # hash of its subject's text
+    file_keys: np.ndarray  # the key of each row of link/subjects
+    count: int
+
+    def plan(self) -> Iterator[tuple[Places, pa.Table]]:
+        """(the rows of a batch, the rows of ``link/subjects`` its subjects have)."""
+        with self.st.fs.open(self.st._link_file("subjects"), "rb") as fh:
+            stored = pq.ParquetFile(fh)
+            bounds = np.cumsum([0] + [stored.metadata.row_group(g).num_rows
+                                      for g in range(stored.num_row_groups)])
+            for b in range(self.count):
+                yield self._batch(b, stored, bounds)
+
+    def _batch(self, b: int, stored: pq.ParquetFile, bounds: np.ndarray
+               ) -> tuple[Places, pa.Table]:
+        rows = np.flatnonzero(self.batch == b)
+        at: Places = {}
+        for k in np.unique(self.part[rows]).tolist():
+            at[self.paths[k]] = np.sort(self.row[rows[self.part[rows] == k]])
+        wanted = np.flatnonzero(in_sorted(self.file_keys, np.unique(self.subject[rows])))
+        parts = []
+        for g in np.unique(np.searchsorted(bounds, wanted, "right") - 1).tolist():
+            local = wanted[(wanted >= bounds[g]) & (wanted < bounds[g + 1])] - bounds[g]
+            parts.append(stored.read_row_group(g).take(pa.array(local)))
+        schema = stored.schema_arrow
+        known = pa.concat_tables(parts) if parts else schema.empty_table()
+        return at, known.replace_schema_metadata(schema.metadata)
+
+
+def component_batches(st: Store, limit: int) -> Batches:
+    """The store's messages read once for their keys, their components found, and the
+    components grouped in store order into batches of about ``limit`` messages (a
+    component is never split; one larger than ``limit`` is a batch of its own); writes
+    ``link/subjects``."""
+    paths = st.part_paths("messages")
+    subjects = SubjectFile(st)
+    scan = Scan()
+    for k, path in enumerate(paths):
+        table = st._read_as(path, _schema(SCAN))
+        if table.column("thread_refs").null_count:
+            refs = old_thread_refs(Rows(st, at={path: None}), table)
+            table = table.set_column(table.schema.get_field_index("thread_refs"),
+                                     "thread_refs", refs)
+        scan.add(k, table, subjects.need(table.column("subject")))
+
+    file_keys, parsed = subjects.close()
+
+    comp = _components(scan, file_keys, parsed)
+
+    # components in the order of their first message, cut into batches
+    found, first, sizes = np.unique(comp, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    before = np.concatenate(([0], np.cumsum(sizes[order])[:-1]))
+    batch_of = np.empty(len(found), dtype=np.int64)
+    batch_of[order] = before // max(limit, 1)
+    _, batch = np.unique(batch_of[comp], return_inverse=True)  # batches 0, 1, ... in order
+    return Batches(st, paths, scan.take("part", np.int32), scan.take("row", np.int32),
+                   batch.reshape(-1), scan.take("subject", np.int64), file_keys,
+                   int(batch.max()) + 1 if len(batch) else 0)
+
+
+def _components(scan: Scan, file_keys: np.ndarray, parsed: pa.Table) -> np.ndarray:
+    """The component of each message of ``scan`` (``parsed``: the key columns of the rows
+    of ``link/subjects``, whose keys are ``file_keys``, and of a missing subject); what
+    it reads of ``scan`` goes as it is read."""
+    n = scan.n
+    has_mid = scan.take("has_mid", bool)
+    mid = scan.take("mid", np.int64)[has_mid]
+    ids, inverse = np.unique(np.concatenate([mid, *scan.refs]), return_inverse=True)
+    scan.refs = []
+    idx = np.int32 if n + len(ids) < 2**31 - 1 else np.int64
+    mid_code = np.full(n, -1, dtype=idx)
+    mid_code[has_mid] = inverse[:len(mid)]
+    ref_code = inverse[len(mid):].astype(idx)
+    del mid, inverse, has_mid
+    codes = IdCodes(pa.array(ids, pa.int64()), mid_code, ref_code,
+                    scan.take("length", np.int64))
+    del ids
+
+    dates = scan.take("dates", np.int64)
+    present = present_parents(pa.chunked_array(scan.uid, pa.string()), dates, codes)
+    scan.uid = []
+
+    # each message's subject: its row of link/subjects (found by key), else a missing one's
+    order = np.argsort(file_keys, kind="stable")
+    subject = scan.take("subject", np.int64, keep=True)
+    at = np.minimum(np.searchsorted(file_keys[order], subject), max(len(order) - 1, 0))
+    found = scan.take("has_subject", bool)
+    found &= file_keys[order[at]] == subject if len(order) else False
+    code = np.where(found, order[at] if len(order) else 0, len(file_keys))
+    del order, subject, at, found
+    facts = pa.concat_tables(scan.facts) if scan.facts else _schema(KIND_FACTS).empty_table()
+    scan.facts = []
+    keys = message_keys(codes, Lineage(present, dates), Subjects(pa.array([], pa.string()),
+                                                                 parsed, code),
+                        facts, scan.take("author", np.int64))
+    del present, dates, code, facts
+    release()
+
+    return components(n, keys, codes)
