@@ -14,7 +14,9 @@ For each store (the stores of ``benchmarks/link.py``: the corpus lists and epoch
 
 and prints seconds and peak RSS of each, the share of the store each increment
 re-linked, the ratio increment / full (target, issue 15: 1% under 10%), and whether
-the tables equal a full re-link of the same store (rows compared sorted).
+the tables equal a full re-link of the same store (rows compared sorted).  Each step
+runs ``--repeat`` times (default 5), each on a fresh copy, and the medians count: on
+a shared machine one run of the same pass varies by half.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -72,22 +75,39 @@ def same_tables(a: str, b: str) -> bool:
     return all(live(a, name).equals(live(b, name)) for name in KEYS)
 
 
-def bench(label: str, store: str, work: str) -> None:
-    n = messages_count(store)
-    print(f"\n{label}: {n:,} messages")
-    base = os.path.join(work, "inc-base")
-    shutil.rmtree(base, ignore_errors=True)
-    shutil.copytree(store, base, ignore=shutil.ignore_patterns("link"))
-    os.sync()  # the copy written back before the pass, not during it
-    full = run_link(ROOT, base)
-    print(f"  full:  {full['secs']:6.2f} s, peak +{full['extra'] / 2**20:6.0f} MiB")
-    for what, count in (("+1%", max(1, n // 100)), ("+10", 10)):
+def median_run(store: str, work: str, repeat: int, ignore: Any = None) -> dict:
+    """``run_link`` on ``repeat`` fresh copies of ``store``: the run of median seconds,
+    with every run's seconds and the highest peak."""
+    runs = []
+    for _ in range(repeat):
         run = os.path.join(work, "inc-run")
         shutil.rmtree(run, ignore_errors=True)
-        shutil.copytree(base, run)
-        added = add_newest(run, count, "new")
-        os.sync()
-        inc = run_link(ROOT, run)
+        shutil.copytree(store, run, ignore=ignore)
+        os.sync()  # the copy written back before the pass, not during it
+        runs.append(run_link(ROOT, run))
+    runs.sort(key=lambda r: r["secs"])
+    out = dict(runs[len(runs) // 2])
+    out["all"] = [r["secs"] for r in runs]
+    out["extra"] = max(r["extra"] for r in runs)
+    return out
+
+
+def bench(label: str, store: str, work: str, repeat: int) -> None:
+    n = messages_count(store)
+    print(f"\n{label}: {n:,} messages")
+    full = median_run(store, work, repeat, shutil.ignore_patterns("link"))
+    print(f"  full:  {full['secs']:6.2f} s (of {_runs(full)}), peak "
+          f"+{full['extra'] / 2**20:6.0f} MiB")
+    base = os.path.join(work, "inc-base")
+    shutil.rmtree(base, ignore_errors=True)
+    shutil.move(os.path.join(work, "inc-run"), base)  # the last full run's store
+    for what, count in (("+1%", max(1, n // 100)), ("+10", 10)):
+        grown = os.path.join(work, "inc-grown")
+        shutil.rmtree(grown, ignore_errors=True)
+        shutil.copytree(base, grown)
+        added = add_newest(grown, count, "new")
+        inc = median_run(grown, work, repeat)
+        run = os.path.join(work, "inc-run")
         from mlx.store import Store
         info = Store(run).link_info()
         kind = "incremental" if info.get("gens") else "FULL"
@@ -96,24 +116,31 @@ def bench(label: str, store: str, work: str) -> None:
         shutil.rmtree(check, ignore_errors=True)
         shutil.copytree(run, check, ignore=shutil.ignore_patterns("link"))
         run_link(ROOT, check)
-        print(f"  {what:4} ({added:,} new): {inc['secs']:6.2f} s ({kind}), peak "
-              f"+{inc['extra'] / 2**20:5.0f} MiB, re-linked {relinked:,} messages "
+        print(f"  {what:4} ({added:,} new): {inc['secs']:6.2f} s (of {_runs(inc)}; {kind}), "
+              f"peak +{inc['extra'] / 2**20:5.0f} MiB, re-linked {relinked:,} messages "
               f"({relinked / n:.1%} of the store); {inc['secs'] / full['secs']:.1%} of a "
               f"full link; tables equal a full re-link: "
               f"{'yes' if same_tables(run, check) else 'NO'}")
         shutil.rmtree(check)
         shutil.rmtree(run)
+        shutil.rmtree(grown)
     shutil.rmtree(base)
 
 
+def _runs(run: dict) -> str:
+    return ", ".join(f"{s:.2f}" for s in run["all"])
+
+
 def main() -> None:
-    args = store_arguments(__doc__).parse_args()
+    ap = store_arguments(__doc__)
+    ap.add_argument("--repeat", type=int, default=5, help="runs of each step (median)")
+    args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     corpus = corpus_store(args.work)
-    bench("corpus store", corpus, args.work)
+    bench("corpus store", corpus, args.work, args.repeat)
     if args.copies:
         bench(f"synthetic store ({args.copies} copies)",
-              synthetic_store(corpus, args.copies, args.work), args.work)
+              synthetic_store(corpus, args.copies, args.work), args.work, args.repeat)
 
 
 if __name__ == "__main__":

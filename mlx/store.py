@@ -56,7 +56,9 @@ HASH_ROWS = 100_000  # strings hashed at a time (each a Python object while hash
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
 LINK_DELTA = re.compile(r".+\.\d+\.parquet(?:\.tmp)?")  # link/<name>.<gen>.parquet
 # the key of a link table's rows, which dead files void (None: rows are never voided)
-LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None}
+LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None,
+                                    "keys": "comp", "index": "comp"}
+DEAD = {"uid": "dead", "thread_id": "dead-threads", "comp": "dead-comps"}  # their files
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
 RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
@@ -400,12 +402,14 @@ class Store:
         self.fs.makedirs(self._at("link"), exist_ok=True)
         return LinkWriter(self, gen)
 
-    def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array) -> None:
+    def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array,
+                   comps: np.ndarray) -> None:
         """What delta ``gen`` voids in the files before it: rows of these uids (threads:
-        of these thread ids)."""
+        of these thread ids; the keys and their index: of these components)."""
         self.write_link("dead", pa.table({"uid": uids.cast(pa.string())}), gen)
         self.write_link("dead-threads", pa.table({"thread_id": thread_ids.cast(pa.string())}),
                         gen)
+        self.write_link("dead-comps", pa.table({"comp": pa.array(comps, pa.int64())}), gen)
 
     def link_gens(self) -> list[int]:
         """The deltas in force, oldest first."""
@@ -426,16 +430,18 @@ class Store:
         if not self.fs.exists(base):
             return []
         gens = self.link_gens()
-        dead = "dead-threads" if LINK_KEYS.get(name, "uid") == "thread_id" else "dead"
+        key = LINK_KEYS.get(name, "uid")
         files = [(0, base)] + [(g, self._link_file(name, g)) for g in gens]
-        keyed = LINK_KEYS.get(name, "uid") is not None
-        return [(path, [self._link_file(dead, later) for later in gens if later > g]
-                 if keyed else []) for g, path in files]
+        return [(path, [self._link_file(DEAD[key], later) for later in gens if later > g]
+                 if key is not None else []) for g, path in files]
 
     def read_link(self, name: str, uids: Iterable[str] | None = None,
-                  columns: list[str] | None = None) -> pa.Table | None:
-        """The live rows of a table of the link stage (only the rows of ``uids``, only
-        ``columns``, if given), None when it was never written."""
+                  columns: list[str] | None = None,
+                  where: tuple[str, np.ndarray] | None = None) -> pa.Table | None:
+        """The live rows of a table of the link stage (only the rows of ``uids``, or
+        whose column ``where[0]`` holds one of ``where[1]``, only ``columns``, if given),
+        None when it was never written.  ``where`` reads only the row groups whose
+        statistics admit a value: few on a file sorted by that column."""
         files = self.link_files(name)
         if not files:
             return None
@@ -448,8 +454,11 @@ class Store:
         voided: dict[str, pa.Array] = {}
         tables = []
         for path, dead in files:
-            table = self.read_part(path, cols) if wanted is None else pq.read_table(
-                path, filesystem=self.fs, columns=cols, filters=[("uid", "in", wanted)])
+            if where is not None:
+                table = self._read_where(path, cols, *where)
+            else:
+                table = self.read_part(path, cols) if wanted is None else pq.read_table(
+                    path, filesystem=self.fs, columns=cols, filters=[("uid", "in", wanted)])
             if dead:
                 for d in dead:
                     if d not in voided:
@@ -462,6 +471,30 @@ class Store:
         if columns is not None and key is not None and key not in columns:
             out = out.drop_columns([key])
         return out
+
+    def _read_where(self, path: str, columns: list[str] | None, column: str,
+                    values: np.ndarray) -> pa.Table:
+        """The rows of a file whose ``column`` (integers) holds one of ``values``, from
+        the row groups whose minimum and maximum admit one."""
+        values = np.unique(values)
+        with self.fs.open(path, "rb") as fh:
+            pf = pq.ParquetFile(fh, pre_buffer=False)
+            at = pf.schema_arrow.get_field_index(column)
+            groups = []
+            for g in range(pf.num_row_groups):
+                stats = pf.metadata.row_group(g).column(at).statistics
+                if stats is None or not stats.has_min_max:
+                    groups.append(g)
+                    continue
+                lo = np.searchsorted(values, stats.min, "left")
+                if lo < len(values) and values[lo] <= stats.max:
+                    groups.append(g)
+            read = columns if columns is None or column in columns else [*columns, column]
+            names = read or pf.schema_arrow.names
+            table = pf.read_row_groups(groups, columns=read, use_threads=False) if groups \
+                else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
+        table = table.filter(pc.is_in(table.column(column), value_set=pa.array(values)))
+        return table if columns is None or column in columns else table.drop_columns([column])
 
     def part_facts(self, known: dict[str, Any] | None = None) -> dict[str, dict[str, list]]:
         """{table: {part file: [bytes, rows, first date, last date]}} of the parts readers
@@ -554,7 +587,8 @@ class LinkWriter:
         self._writers: dict[str, pq.ParquetWriter] = {}
 
     def write(self, name: str, data: pa.Table | Iterable[pa.RecordBatch],
-              schema: pa.Schema | None = None, keep: list[str] | None = None) -> pa.Table:
+              schema: pa.Schema | None = None, keep: list[str] | None = None,
+              row_group: int | None = None) -> pa.Table:
         """Add ``data`` (a table, or batches of ``schema``) to table ``name``; the rows
         added, as one table of the ``keep`` columns (all if None): what a batch's claims
         and counts read."""
@@ -567,7 +601,7 @@ class LinkWriter:
             writer = pq.ParquetWriter(path, schema, compression="zstd", filesystem=self.st.fs)
             self._writers[name] = writer
         if isinstance(data, pa.Table):
-            writer.write_table(data)
+            writer.write_table(data, row_group_size=row_group)
             return data if keep is None else data.select(keep)
         kept = []
         for batch in data:

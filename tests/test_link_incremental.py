@@ -16,7 +16,22 @@ import mlx.link.incremental as incremental
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
-from mlx.link.incremental import Rows, _isin, _marked, _pairs, _ranges, _union
+from mlx.link.incremental import (
+    INDEX,
+    KEYS,
+    MID,
+    NEED,
+    PCLASS,
+    POST,
+    REF,
+    SKEY,
+    Rows,
+    _isin,
+    _pairs,
+    _ranges,
+    _union,
+    index_table,
+)
 from mlx.store import Store
 
 TABLES = ("messages", "threads", "patches", "reports", "claims", "keys")
@@ -116,7 +131,7 @@ def test_subjects_parsed_again_rather_than_read(source: Path, tmp_path: Path,
 
     def known(st: Store, few: int | None = None) -> mlx.link.Known:
         out = real(st, few)
-        parsed_again.append(out.keys is not None)
+        parsed_again.append(out.st is not None)
         return out
     monkeypatch.setattr(mlx.link, "_known_subjects", known)
     st = _ingest_in_batches(tmp_path, _split(_messages(source), [0.5, 0.25], 3))
@@ -190,8 +205,6 @@ def test_plan_lookups() -> None:
     assert _isin(values, np.array([5, 2**62, 9])).tolist() == \
         np.isin(values, [5, 2**62, 9]).tolist()
     assert not _isin(values, np.zeros(0, dtype=np.int64)).any()
-    # components marked by label
-    assert _marked(np.array([0, 3, 1, 3]), np.array([3])).tolist() == [False, True, False, True]
     # the parts of one key within a window: (key, time) pairs searched in lexical order
     key, when = np.array([1, 1, 1, 2, 2]), np.array([10, 20, 90, 15, 16])
     stored = _pairs(key, when)
@@ -199,6 +212,48 @@ def test_plan_lookups() -> None:
     hi = np.searchsorted(stored, _pairs(np.array([1, 2, 3]), np.array([25, 15, 25])), "right")
     assert _ranges(lo, hi).tolist() == [0, 1, 3]  # key 1 at 10 and 20; key 2 at 15
     assert _ranges(np.array([2, 2]), np.array([2, 1])).tolist() == []
+
+
+def test_index_of_keys() -> None:
+    # two messages: a patch posting (id 10, title 7, posting key 5 at t=100, series
+    # name 3) and a titled reply needing its patch by title (id 11, refs 10 and 12)
+    keys = pa.table({
+        "uid": ["a", "b"], "comp": [4, 4], "mid": [10, 11], "refs": [[], [10, 12]],
+        "norm": [7, 7], "posting": [True, False], "need": [False, True],
+        "pclass": [5, None], "when": [100, 200], "series": [None, None], "skey": [3, None],
+        "part": pa.array(["p", "p"]).dictionary_encode(), "row": pa.array([0, 1], pa.int32()),
+        "thread": ["a", "a"], "patch": [True, False], "cover": [False, False],
+        "sid": [9, None]}, schema=KEYS)
+    index = index_table(keys.select)
+    assert index.schema == INDEX
+    rows = sorted(zip(*(index.column(c).to_pylist() for c in ("key", "kind", "comp", "when")),
+                      strict=True))
+    assert rows == sorted([(10, MID, 4, 0), (11, MID, 4, 0), (10, REF, 4, 0), (12, REF, 4, 0),
+                           (7, POST, 4, 0), (7, NEED, 4, 0), (3, SKEY, 4, 0),
+                           (5, PCLASS, 4, 100)])
+    assert index.column("key").to_pylist() == sorted(index.column("key").to_pylist())
+
+
+def test_read_where_reads_only_the_row_groups_hit(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    st = Store(str(tmp_path / "s"), create=True)
+    out = st.link_writer()
+    out.write("index", pa.table({"key": np.arange(0, 1000, 2), "comp": np.arange(500)}),
+              row_group=100)  # groups of keys 0-198, 200-398, ...
+    out.close()
+    read: list[list[int]] = []
+    real = pq.ParquetFile.read_row_groups
+
+    def spy(self: pq.ParquetFile, groups: list[int], **kw: object) -> pa.Table:
+        read.append(list(groups))
+        return real(self, groups, **kw)
+    monkeypatch.setattr(pq.ParquetFile, "read_row_groups", spy)
+    got = st.read_link("index", where=("key", np.array([998, 4, 5, 250, 4])),
+                       columns=["comp"])
+    assert got is not None and sorted(got.column("comp").to_pylist()) == [2, 125, 499]
+    assert read == [[0, 1, 4]]
+    none = st.read_link("index", where=("key", np.array([], dtype=np.int64)))
+    assert none is not None and none.num_rows == 0 and none.column_names == ["key", "comp"]
 
 
 def test_rows_read_each_part_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

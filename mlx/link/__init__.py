@@ -35,6 +35,8 @@ from mlx.link.columns import (
     thread_codes,
 )
 from mlx.link.incremental import (
+    INDEX_GROUP,
+    KEYS_GROUP,
     MessageKeys,
     Places,
     Plan,
@@ -42,6 +44,7 @@ from mlx.link.incremental import (
     SubsetStore,
     author_hashes,
     components,
+    index_table,
     link_version,
     message_keys,
     old_thread_refs,
@@ -108,6 +111,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
     else:
         done = _batched(st, out)
         out.close()
+        _write_index(st)
     counts = done.counts
     facts = st.read("messages", MESSAGES, ["list_id"])
     lists = sorted(v for v in pc.unique(facts.column("list_id")).to_pylist() if v is not None)
@@ -120,7 +124,7 @@ def _batched(st: Store, out: LinkWriter) -> Pass:
     one batch's messages, subjects and link tables are held at once."""
     total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
     for rows, known in _batches(st):
-        done = _pass(st, rows, out, total.comps, known, subjects=False)
+        done = _pass(st, rows, out, total.comps, known, batch=True)
         claims = build_claims_table(st, SubsetStore(st, rows, done.tables))
         out.write("claims", claims)
         done.counts["claims"] = claims.num_rows
@@ -129,6 +133,18 @@ def _batched(st: Store, out: LinkWriter) -> Pass:
         del rows, done
         release()
     return total
+
+
+def _write_index(st: Store) -> None:
+    """``link/index`` of the keys a batched pass wrote."""
+    def columns(names: list[str]) -> pa.Table:
+        table = st.read_link("keys", columns=names)
+        assert table is not None
+        return table
+    index = index_table(columns)
+    out = st.link_writer()
+    out.write("index", index, row_group=INDEX_GROUP)
+    out.close()
 
 
 def _commit(st: Store, old: dict[str, Any], counts: dict[str, int], lists: list[str],
@@ -179,20 +195,20 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
 
 
 def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
-          parsed: Known | None = None, subjects: bool = True) -> Pass:
+          parsed: Known | None = None, batch: bool = False) -> Pass:
     """Link the messages of ``rows`` (the whole store, or whole components of it) into
     the tables of ``out`` (the base, gen 0, or a delta; ``parsed``: the known subjects,
-    when the caller read them; ``subjects``: whether the parses new to ``link/subjects``
-    are written to it too)."""
+    when the caller read them; ``batch``: a batch of a full pass, whose caller writes
+    ``link/subjects`` and ``link/index``)."""
     codes, uid, th = _threaded(rows)
     rows.forget(["thread_refs"])
     known = parsed if parsed is not None else _known_subjects(st)
     parses, seen = parse_subjects(rows.read(["subject"]).column("subject"), known.table)
     seen = seen if seen is not None else known.table
-    if subjects and out.gen == 0:
+    if not batch and out.gen == 0:
         if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
             st.write_link("subjects", keyed_parses(seen))  # the next pass parses only new ones
-    elif subjects:  # only what the stored parses lack
+    elif not batch:  # only what the stored parses lack
         out.write("subjects", keyed_parses(known.lacking(seen)))
     known.table = seen = None  # the parses go once read (the caller's ``parsed`` too)
     release()
@@ -209,9 +225,13 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     keys = message_keys(codes, th, parses, facts, author_hashes(from_addr))
     release()
     comp = components(th.n, keys, codes)
-    out.write("keys", keys.table(uid, comp_base + comp, rows.positions()))
+    keyed = keys.table(uid, comp_base + comp, rows.positions(),
+                       _message_facts(th, uid, tables["patches"]))
+    out.write("keys", keyed, row_group=KEYS_GROUP)
+    if not batch:
+        out.write("index", index_table(keyed.select), row_group=INDEX_GROUP)
     n_comps = int(comp.max()) + 1 if len(comp) else 0
-    del facts, codes, keys, comp
+    del facts, codes, keys, comp, keyed
     tables["messages"] = out.write("messages", _links(th, uid, linked.patch_id), LINKS)
     threads = out.write("threads", _threads_table(th, uid, parses)).num_rows
     tables["reports"] = out.write("reports", linked.reports)
@@ -224,6 +244,17 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     return Pass(th.n, comp_base + n_comps, counts, tables)
 
 
+def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
+    """Of each message, what a later pass that re-links it voids: its thread id, and
+    whether it is a patch, a cover letter, and the hash of its series_id."""
+    at = pc.index_in(uid, value_set=patches.column("uid"))
+    sid = pa.array(hashes(patches.column("series_id")), pa.int64(),
+                   mask=numpy(pc.is_null(patches.column("series_id")), None, bool))
+    return pa.table({"thread": th.thread_ids(uid), "patch": pc.is_valid(at),
+                     "cover": pc.fill_null(patches.column("is_cover").take(at), False),
+                     "sid": sid.take(at)})
+
+
 @dataclass
 class Known:
     """The subject parses a pass looks its subjects up in (``parse_subjects``): those of
@@ -234,22 +265,26 @@ class Known:
 
     table: pa.Table | None
     stored: int
-    keys: np.ndarray | None = None
+    st: Store | None = None  # the store whose link/subjects to look the others up in
 
     def lacking(self, seen: pa.Table | None) -> pa.Table:
         """The rows of ``seen`` (``table`` and the parses new this pass) that
         ``link/subjects`` lacks."""
         if seen is None:
             return subject_parses([])
-        if self.keys is None:
+        if self.st is None:
             return seen.slice(self.stored)
-        return seen.filter(pa.array(~in_sorted(hashes(seen.column("subject")), self.keys)))
+        keys = hashes(seen.column("subject"))
+        have = self.st.read_link("subjects", columns=["key"], where=("key", keys))
+        assert have is not None
+        return seen.filter(pa.array(~in_sorted(keys, np.unique(numpy(have.column("key"))))))
 
 
 def _known_subjects(st: Store, few: int | None = None) -> Known:
     """The parses of the current parser a pass knows, each subject once: ``Known``;
     with ``few`` (subjects to look up), only the workers' when reading the stored ones
-    would cost more than parsing those again.  A chunk whose messages were all stored
+    would cost more than parsing those again (the stored ones are then looked up by
+    their keys only to know which parses are new).  A chunk whose messages were all stored
     before (or that crashed) adds subjects no message has: a cache keyed by the
     subject's text, so they are only never looked up."""
     paths = [path for path, _ in st.link_files("subjects")]
@@ -260,9 +295,7 @@ def _known_subjects(st: Store, few: int | None = None) -> Known:
         if all("key" in m.schema.names and (m.schema.to_arrow_schema().metadata or {})
                .get(b"parser") == version for m in metas) \
                 and few * PARSE_COST < sum(m.num_rows for m in metas):
-            keys = [numpy(pq.read_table(p, filesystem=st.fs, columns=["key"]).column("key"), 0)
-                    for p in paths]
-            return Known(known_subjects(staged), 0, np.sort(np.concatenate(keys)))
+            return Known(known_subjects(staged), 0, st)
     files = [pq.read_table(path, filesystem=st.fs) for path in paths]
     stored = known_subjects(files, len(files))
     known = known_subjects([*([stored] if stored is not None else []), *staged],
@@ -300,11 +333,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
     todo = plan(st, info, keys, new_parts, len(uid), statuses)
     if todo is None:
         return None
-    todo.rows = rows = read[-1].widened(todo.at)
-    part = rows.positions()[0].cast(pa.string())
-    stored = pc.invert(pc.is_in(part, value_set=pa.array([p.rsplit("/", 1)[-1]
-                                                          for p in new_parts])))
-    todo.old = rows.read(["uid"]).column("uid").filter(stored).combine_chunks()
+    todo.rows = read[-1].widened(todo.at)
     return todo, parsed
 
 
@@ -321,9 +350,9 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     """Re-link the messages of ``todo`` into delta ``todo.gen``."""
     gen = todo.gen
     old = todo.old.to_pylist()
-    voided = st.read_link("messages", uids=old, columns=["uid", "thread_id"])
-    assert voided is not None  # linked before
-    old_patches = st.read_link("patches", uids=old, columns=["uid", "is_cover", "series_id"])
+    stored = todo.stored
+    assert stored is not None  # linked before
+    old_patches = stored.filter(stored.column("patch"))
     old_reports = st.read_link("reports", uids=old, columns=["uid"])
     old_claims = st.read_link("claims", uids=old, columns=["uid"])
     rows = todo.rows
@@ -333,17 +362,17 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     tables = done.tables
     claims = out.write("claims", build_claims_table(st, SubsetStore(st, rows, tables))).num_rows
     out.close()
-    dead_threads = pc.unique(voided.column("thread_id").drop_null())
-    st.write_dead(gen, todo.old, dead_threads)
+    dead_threads = pc.unique(stored.column("thread").drop_null())
+    st.write_dead(gen, todo.old, dead_threads, np.unique(numpy(stored.column("comp"))))
     before = info.get("counts", {})
     new_patches = tables["patches"]
     counts = {
         "threads": before.get("threads", 0) - len(dead_threads) + done.counts["threads"],
         "patches": before.get("patches", 0) - _rows(old_patches) + done.counts["patches"],
-        "covers": before.get("covers", 0) - _sum(old_patches, "is_cover")
+        "covers": before.get("covers", 0) - _sum(old_patches, "cover")
         + done.counts["covers"],
         # a series lies within one component: the old ones re-linked go, the new come
-        "series": before.get("series", 0) - _distinct(old_patches, "series_id")
+        "series": before.get("series", 0) - _distinct(old_patches, "sid")
         + _distinct(new_patches, "series_id"),
         "reports": before.get("reports", 0) - _rows(old_reports) + done.counts["reports"],
         "claims": before.get("claims", 0) - _rows(old_claims) + claims}

@@ -44,7 +44,17 @@ KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
                   ("posting", pa.bool_()), ("need", pa.bool_()), ("pclass", pa.int64()),
                   ("when", pa.int64()), ("series", pa.int64()), ("skey", pa.int64()),
-                  ("part", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int32())])
+                  ("part", pa.dictionary(pa.int32(), pa.string())), ("row", pa.int32()),
+                  # what a later pass voids of the message: its thread, and its patch
+                  # (a cover? the hash of its series_id)
+                  ("thread", pa.string()), ("patch", pa.bool_()), ("cover", pa.bool_()),
+                  ("sid", pa.int64())])
+# the keys of every message as a table sorted by hash, a row per key: what the next
+# pass looks up the stored messages a new one shares a key with by
+INDEX = pa.schema([("key", pa.int64()), ("kind", pa.int8()), ("comp", pa.int64()),
+                   ("when", pa.int64())])
+MID, REF, NEED, POST, SERIES, SKEY, PCLASS = range(7)  # the kinds of keys
+KEYS_GROUP = INDEX_GROUP = 8192  # rows per row group: a lookup reads only the groups hit
 Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for all}
 # what a pass over some messages reads of them (the whole store: a few at a time)
 SUBSET_COLUMNS = list(dict.fromkeys([
@@ -68,9 +78,9 @@ def link_version() -> str:
 def _link_code() -> str:
     from mlx import link
     from mlx.analyse import claims
-    from mlx.link import columns, incremental
+    from mlx.link import batches, columns, incremental
     h = hashlib.sha1(usedforsecurity=False)
-    for module in (link, columns, patch_columns, incremental, claims):
+    for module in (link, batches, columns, patch_columns, incremental, claims):
         h.update(inspect.getsource(module).encode())
     h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes
     return h.hexdigest()[:16]
@@ -188,12 +198,13 @@ class MessageKeys:
     skey: np.ndarray
     has_skey: np.ndarray
 
-    def table(self, uid: pa.Array, comp: np.ndarray, at: tuple[pa.Array, pa.Array]
-              ) -> pa.Table:
-        """The keys table of the messages (``at``: their parts and rows)."""
+    def table(self, uid: pa.Array, comp: np.ndarray, at: tuple[pa.Array, pa.Array],
+              facts: pa.Table) -> pa.Table:
+        """The keys table of the messages (``at``: their parts and rows; ``facts``:
+        thread, patch, cover and sid of each), sorted by component."""
         def col(values: np.ndarray, valid: np.ndarray) -> pa.Array:
             return pa.array(values, pa.int64(), mask=~valid)
-        return pa.table({
+        table = pa.table({
             "uid": uid, "comp": pa.array(comp, pa.int64()),
             "mid": col(self.mid, self.has_mid),
             "refs": pa.ListArray.from_arrays(pa.array(self.ref_offsets, pa.int32()),
@@ -204,8 +215,54 @@ class MessageKeys:
             "pclass": col(self.pclass, self.has_pclass),
             "when": col(self.when, self.has_pclass & self.dated),
             "series": col(self.series, self.has_series),
-            "skey": col(self.skey, self.has_skey), "part": at[0], "row": at[1]},
+            "skey": col(self.skey, self.has_skey), "part": at[0], "row": at[1],
+            **{name: facts.column(name) for name in ("thread", "patch", "cover", "sid")}},
             schema=KEYS)
+        return table.take(pa.array(np.argsort(comp, kind="stable")))
+
+
+def index_table(keys: Callable[[list[str]], pa.Table]) -> pa.Table:
+    """The index of the rows of a keys table (``keys``: its columns asked for, read a few
+    at a time): (key, kind, comp, when) of each key of each message, sorted by key
+    (``when``: a part's date, for its posting key)."""
+    keyed: list[np.ndarray] = []
+    kinds: list[np.ndarray] = []
+    comps: list[np.ndarray] = []
+    whens: list[np.ndarray] = []
+    for kind, name, flag in ((MID, "mid", None), (REF, "refs", None), (NEED, "norm", "need"),
+                             (POST, "norm", "posting"), (SERIES, "series", None),
+                             (SKEY, "skey", None), (PCLASS, "pclass", "when")):
+        table = keys(["comp", name, *([flag] if flag else [])])
+        comp = numpy(table.column("comp"))
+        if kind == REF:
+            refs = pa.chunked_array(table.column("refs").chunks, KEYS.field("refs").type)
+            values = numpy(pc.list_flatten(refs), 0)
+            rows = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
+        else:
+            has = numpy(pc.is_valid(table.column(name)), None, bool)
+            if flag == "when":
+                has &= numpy(pc.is_valid(table.column(flag)), None, bool)
+            elif flag:
+                has &= numpy(table.column(flag), False, bool)
+            rows = np.flatnonzero(has)
+            values = numpy(table.column(name), 0)[rows]
+        keyed.append(values)
+        kinds.append(np.full(len(rows), kind, dtype=np.int8))
+        comps.append(comp[rows])
+        whens.append(numpy(table.column("when"), 0)[rows] if kind == PCLASS
+                     else np.zeros(len(rows), dtype=np.int64))
+        del table, comp, values, rows
+    key = np.concatenate(keyed)
+    del keyed
+    order = np.argsort(key, kind="stable")
+    columns = {"key": key[order]}
+    del key
+    for name, pieces in (("kind", kinds), ("comp", comps), ("when", whens)):
+        column = np.concatenate(pieces)
+        pieces.clear()
+        columns[name] = column[order]
+        del column
+    return pa.table(columns, schema=INDEX)
 
 
 class Lineage(Protocol):
@@ -338,6 +395,7 @@ class Plan:
     old: pa.Array  # the uids of the stored messages among them (their rows are voided)
     comp_base: int
     rows: Rows | None = None  # the rows of ``at``, as far as the plan read them
+    stored: pa.Table | None = None  # the keys rows of the stored messages re-linked
 
 
 def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str],
@@ -345,57 +403,60 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     """The messages to re-link: the ``new_count`` new ones (of ``new_parts``) and the stored
     components they touch (``statuses``: the keys of some messages threaded together,
     for the titles the messages re-linked take their patch by); None when a full pass
-    is due."""
-    old = st.read_link("keys", columns=[f.name for f in KEYS if f.name != "uid"])
-    if old is None:
-        return None
-    comp = numpy(old.column("comp"))
-
-    def col(name: str) -> tuple[np.ndarray, np.ndarray]:
-        column = old.column(name)
-        return numpy(column, 0), numpy(pc.is_valid(column), None, bool)
-
-    hit = [np.zeros(0, dtype=np.int64)]
+    is due.  The stored messages are found in ``link/index`` by the hashes of the new
+    ones' keys, and read from ``link/keys`` by component: only the row groups hit."""
     ids = np.unique(np.concatenate((new.mid[new.has_mid], new.refs)))
-    mid, has_mid = col("mid")
-    refs = old.column("refs").combine_chunks()
-    owner = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
-    hit += [comp[has_mid & _isin(mid, ids)],
-            comp[owner[_isin(numpy(pc.list_flatten(refs)), ids)]]]
-    norm, has_norm = col("norm")
-    need = numpy(old.column("need"), False, bool) & has_norm
-    posting = numpy(old.column("posting"), False, bool) & has_norm
-    hit.append(comp[need & _isin(norm, new.norm[new.posting & new.has_norm])])
-    for name, has, values in (("series", new.has_series, new.series),
-                              ("skey", new.has_skey, new.skey)):
-        stored, valid = col(name)
-        hit.append(comp[valid & _isin(stored, values[has])])
-    pclass, has_pclass = col("pclass")
-    when, dated = col("when")
-    # the stored parts of a new part's posting key within the window of it
-    rows = np.flatnonzero(has_pclass & dated)
-    rows = rows[np.lexsort((when[rows], pclass[rows]))]
+    norms = np.unique(new.norm[new.posting & new.has_norm])
+    series = np.unique(new.series[new.has_series])
+    skeys = np.unique(new.skey[new.has_skey])
     asked = new.has_pclass & new.dated
-    stored_parts = _pairs(pclass[rows], when[rows])
+    found = st.read_link("index", where=("key", np.concatenate(
+        (ids, norms, series, skeys, new.pclass[asked]))))
+    if found is None:
+        return None
+    key, kind = numpy(found.column("key")), numpy(found.column("kind"))
+    hit = (((kind == MID) | (kind == REF)) & _isin(key, ids)) | \
+        ((kind == NEED) & _isin(key, norms)) | ((kind == SERIES) & _isin(key, series)) | \
+        ((kind == SKEY) & _isin(key, skeys))
+    # the stored parts of a new part's posting key within the window of it
+    rows = np.flatnonzero(kind == PCLASS)
+    when = numpy(found.column("when"))
+    rows = rows[np.lexsort((when[rows], key[rows]))]
+    stored_parts = _pairs(key[rows], when[rows])
     lo = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] - WINDOW_US),
                          "left")
     hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
                          "right")
-    hit.append(comp[rows[_ranges(lo, hi)]])
-    touched = _marked(comp, np.concatenate(hit))
+    hit[rows[_ranges(lo, hi)]] = True
+    comps = np.unique(numpy(found.column("comp"))[hit])
+    stored = _stored(st, comps)
     paths = st.part_paths("messages")
     # the titles the messages re-linked take their patch by, threaded as they will be:
     # the postings of those titles come too
-    now = statuses(_places(paths, old, touched, new_parts))
+    now = statuses(_places(paths, stored, new_parts))
     titles = np.unique(now.norm[now.need & now.has_norm])
-    touched |= _marked(comp, comp[~touched & posting & _isin(norm, titles)])
+    posted = st.read_link("index", where=("key", titles), columns=["kind", "comp"])
+    assert posted is not None
+    more = np.setdiff1d(numpy(posted.column("comp"))[numpy(posted.column("kind")) == POST],
+                        comps)
+    if len(more):
+        stored = pa.concat_tables([stored, _stored(st, more)])
     base_rows = int(info.get("rows", {}).get("links", 0))
-    relinked = int(touched.sum()) + new_count
+    relinked = stored.num_rows + new_count
     if info.get("delta_rows", 0) + relinked > COMPACT * max(base_rows, 1):
         return None
     gen = max([0, *st.link_gens()]) + 1
-    return Plan(gen, _places(paths, old, touched, new_parts), pa.array([], pa.string()),
-                int(info.get("next_comp", 0)))
+    return Plan(gen, _places(paths, stored, new_parts), stored.column("uid").combine_chunks(),
+                int(info.get("next_comp", 0)), stored=stored)
+
+
+def _stored(st: Store, comps: np.ndarray) -> pa.Table:
+    """The keys rows of the stored messages of components ``comps``."""
+    table = st.read_link("keys", where=("comp", comps),
+                         columns=["uid", "comp", "part", "row", "thread", "patch", "cover",
+                                  "sid"])
+    assert table is not None
+    return table
 
 
 def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -419,19 +480,11 @@ def _isin(values: np.ndarray, of: np.ndarray) -> np.ndarray:
     return in_sorted(values, np.unique(of))
 
 
-def _marked(comp: np.ndarray, hit: np.ndarray) -> np.ndarray:
-    """Whether each message's component (a small label) is among ``hit``."""
-    mark = np.zeros(int(max(comp.max(initial=-1), hit.max(initial=-1))) + 1, dtype=bool)
-    mark[hit] = True
-    return mark[comp]
-
-
-def _places(paths: list[str], keys: pa.Table, touched: np.ndarray,
-            new_parts: list[str]) -> Places:
-    """{part path: the rows of the ``touched`` stored messages there} in the order of
-    ``paths``, with every row (None) of the new parts."""
-    part = keys.column("part").filter(pa.array(touched)).cast(pa.string())
-    row = numpy(keys.column("row").filter(pa.array(touched)), 0)
+def _places(paths: list[str], stored: pa.Table, new_parts: list[str]) -> Places:
+    """{part path: the rows there of the ``stored`` keys rows} in the order of ``paths``,
+    with every row (None) of the new parts."""
+    part = stored.column("part").cast(pa.string())
+    row = numpy(stored.column("row"), 0)
     found: dict[str, np.ndarray | None] = {
         name: np.sort(rows) for name, rows in _grouped(part.to_numpy(zero_copy_only=False),
                                                        row).items()}
@@ -491,10 +544,13 @@ class SubsetStore(Store):
         return table.filter(pc.is_in(table.column("uid"),
                                      value_set=pa.array(list(uids), pa.string())))
 
-    def read_link(self, name: str, uids: Any = None,
-                  columns: list[str] | None = None) -> pa.Table | None:
+    def read_link(self, name: str, uids: Any = None, columns: list[str] | None = None,
+                  where: tuple[str, np.ndarray] | None = None) -> pa.Table | None:
         table = self.tables.get(name)
         if table is None:
             return None
         table = self._only(table, uids)
+        if where is not None:
+            table = table.filter(pc.is_in(table.column(where[0]),
+                                          value_set=pa.array(np.unique(where[1]))))
         return table if columns is None else table.select(columns)
