@@ -223,7 +223,7 @@ def test_index_of_keys() -> None:
         "pclass": [5, None], "when": [100, 200], "series": [None, None], "skey": [3, None],
         "part": pa.array(["p", "p"]).dictionary_encode(), "row": pa.array([0, 1], pa.int32()),
         "thread": ["a", "a"], "patch": [True, False], "cover": [False, False],
-        "sid": [9, None]}, schema=KEYS)
+        "sid": [9, None], "extracted": pa.array([0, 1], pa.int8())}, schema=KEYS)
     index = index_table(keys.select)
     assert index.schema == INDEX
     rows = sorted(zip(*(index.column(c).to_pylist() for c in ("key", "kind", "comp", "when")),

@@ -44,6 +44,7 @@ from mlx.link.incremental import (
     SubsetStore,
     author_hashes,
     components,
+    extracted_flags,
     index_table,
     link_version,
     message_keys,
@@ -52,6 +53,7 @@ from mlx.link.incremental import (
 )
 from mlx.link.patch_columns import (
     KIND_FACTS,
+    Subjects,
     keyed_parses,
     known_subjects,
     link_patch_columns,
@@ -125,7 +127,7 @@ def _batched(st: Store, out: LinkWriter) -> Pass:
     total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
     for rows, known in _batches(st):
         done = _pass(st, rows, out, total.comps, known, batch=True)
-        claims = build_claims_table(st, SubsetStore(st, rows, done.tables))
+        claims = build_claims_table(st, SubsetStore(st, rows, done.tables, done.flags))
         out.write("claims", claims)
         done.counts["claims"] = claims.num_rows
         total = Pass(total.n + done.n, done.comps,
@@ -171,6 +173,7 @@ class Pass:
     counts: dict[str, int]
     # of the rows written, what their claims and the counts read (``SubsetStore``)
     tables: dict[str, pa.Table] = field(default_factory=dict)
+    flags: np.ndarray | None = None  # of each message, the extracted tables holding rows of it
 
 
 def _batches(st: Store) -> Iterator[tuple[Rows, Known]]:
@@ -195,15 +198,19 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
 
 
 def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
-          parsed: Known | None = None, batch: bool = False) -> Pass:
+          parsed: Known | None = None, batch: bool = False,
+          stored: pa.Table | None = None) -> Pass:
     """Link the messages of ``rows`` (the whole store, or whole components of it) into
     the tables of ``out`` (the base, gen 0, or a delta; ``parsed``: the known subjects,
     when the caller read them; ``batch``: a batch of a full pass, whose caller writes
-    ``link/subjects`` and ``link/index``)."""
-    codes, uid, th = _threaded(rows)
+    ``link/subjects`` and ``link/index``; ``stored``: the keys rows of the messages
+    linked before, for what they say of them)."""
+    pre, rows.keyed = rows.keyed, None  # the plan found the keys of these very rows
+    codes, uid, th = (pre.codes, pre.uid, pre.th) if pre is not None else _threaded(rows)
     rows.forget(["thread_refs"])
     known = parsed if parsed is not None else _known_subjects(st)
-    parses, seen = parse_subjects(rows.read(["subject"]).column("subject"), known.table)
+    parses, seen = (pre.subjects, pre.seen) if pre is not None else \
+        parse_subjects(rows.read(["subject"]).column("subject"), known.table)
     seen = seen if seen is not None else known.table
     if not batch and out.gen == 0:
         if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
@@ -222,11 +229,14 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
         keep=PATCHES_KEPT)}
     del linked.patches  # before the keys and components, the pass's largest arrays
     release()
-    keys = message_keys(codes, th, parses, facts, author_hashes(from_addr))
+    keys = pre.keys if pre is not None else \
+        message_keys(codes, th, parses, facts, author_hashes(from_addr))
+    del pre
     release()
     comp = components(th.n, keys, codes)
+    flags = extracted_flags(st, rows, stored)
     keyed = keys.table(uid, comp_base + comp, rows.positions(),
-                       _message_facts(th, uid, tables["patches"]))
+                       _message_facts(th, uid, tables["patches"], flags))
     out.write("keys", keyed, row_group=KEYS_GROUP)
     if not batch:
         out.write("index", index_table(keyed.select), row_group=INDEX_GROUP)
@@ -241,18 +251,20 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
               "series": pc.count_distinct(patches.column("series_id")).as_py(),
               "reports": linked.reports.num_rows}
     release()  # before the claims
-    return Pass(th.n, comp_base + n_comps, counts, tables)
+    return Pass(th.n, comp_base + n_comps, counts, tables, flags)
 
 
-def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
+def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table, flags: np.ndarray
+                   ) -> pa.Table:
     """Of each message, what a later pass that re-links it voids: its thread id, and
-    whether it is a patch, a cover letter, and the hash of its series_id."""
+    whether it is a patch, a cover letter, and the hash of its series_id; and the
+    extracted tables holding rows of it (``flags``)."""
     at = pc.index_in(uid, value_set=patches.column("uid"))
     sid = pa.array(hashes(patches.column("series_id")), pa.int64(),
                    mask=numpy(pc.is_null(patches.column("series_id")), None, bool))
     return pa.table({"thread": th.thread_ids(uid), "patch": pc.is_valid(at),
                      "cover": pc.fill_null(patches.column("is_cover").take(at), False),
-                     "sid": sid.take(at)})
+                     "sid": sid.take(at), "extracted": pa.array(flags, pa.int8())})
 
 
 @dataclass
@@ -337,12 +349,26 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
     return todo, parsed
 
 
+@dataclass
+class Keyed:
+    """What finding the keys of some rows found: a pass over the same rows starts here."""
+
+    codes: IdCodes
+    uid: pa.Array
+    th: Threading
+    subjects: Subjects
+    seen: pa.Table | None  # the parses known and new, when some were new
+    keys: MessageKeys
+
+
 def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]:
-    """(uid, keys) of the messages of ``rows``, threaded together."""
+    """(uid, keys) of the messages of ``rows``, threaded together (kept in ``rows.keyed``)."""
     codes, uid, th = _threaded(rows)
-    subjects, _ = parse_subjects(rows.read(["subject"]).column("subject"), known)
-    facts = rows.read([*FACT_COLUMNS, "from_addr"])
-    return uid, message_keys(codes, th, subjects, facts, author_hashes(facts.column("from_addr")))
+    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known)
+    facts = rows.read([*KIND_FACTS, "from_addr"])
+    keys = message_keys(codes, th, subjects, facts, author_hashes(facts.column("from_addr")))
+    rows.keyed = Keyed(codes, uid, th, subjects, seen, keys)
+    return uid, keys
 
 
 def _incremental(st: Store, info: dict[str, Any], todo: Plan,
@@ -358,9 +384,10 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     rows = todo.rows
     assert rows is not None
     out = st.link_writer(gen)
-    done = _pass(st, rows, out, todo.comp_base, parsed)
+    done = _pass(st, rows, out, todo.comp_base, parsed, stored=stored)
     tables = done.tables
-    claims = out.write("claims", build_claims_table(st, SubsetStore(st, rows, tables))).num_rows
+    claims = out.write("claims", build_claims_table(
+        st, SubsetStore(st, rows, tables, done.flags))).num_rows
     out.close()
     dead_threads = pc.unique(stored.column("thread").drop_null())
     st.write_dead(gen, todo.old, dead_threads, np.unique(numpy(stored.column("comp"))))

@@ -38,7 +38,7 @@ from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.link.threads import header_thread_refs
 from mlx.schema import FACT_COLUMNS, MESSAGES, empty
-from mlx.store import Store, hashes, in_sorted, in_threads
+from mlx.store import EXTRACTED, Store, hashes, in_sorted, in_threads
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),
@@ -48,7 +48,11 @@ KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()
                   # what a later pass voids of the message: its thread, and its patch
                   # (a cover? the hash of its series_id)
                   ("thread", pa.string()), ("patch", pa.bool_()), ("cover", pa.bool_()),
-                  ("sid", pa.int64())])
+                  ("sid", pa.int64()),
+                  # which extracted tables hold rows of it (EXTRACTED_BIT): the claims of a
+                  # later pass read only the parts of those that do
+                  ("extracted", pa.int8())])
+EXTRACTED_BIT = {name: 1 << k for k, name in enumerate(EXTRACTED)}
 # the keys of every message as a table sorted by hash, a row per key: what the next
 # pass looks up the stored messages a new one shares a key with by
 INDEX = pa.schema([("key", pa.int64()), ("kind", pa.int8()), ("comp", pa.int64()),
@@ -98,6 +102,7 @@ class Rows:
         self.lengths: list[int] | None = None  # rows read of each part
         self._parts: dict[str, pa.Table] = {}  # a subset's rows of each part
         self._columns = SUBSET_COLUMNS
+        self.keyed: Any = None  # what finding these rows' keys found: a pass over them reuses it
 
     def read(self, columns: list[str]) -> pa.Table:
         if self.at is None:
@@ -125,10 +130,12 @@ class Rows:
 
     def widened(self, at: Places) -> Rows:
         """The rows of ``at`` (holding these): the parts whose rows are the same are
-        not read again."""
+        not read again (these rows themselves when ``at`` holds no others)."""
+        mine = self.at or {}
+        if mine.keys() == at.keys() and all(_same_rows(mine[p], at[p]) for p in at):
+            return self
         out = Rows(self.st, at=at)
         out._columns = self._columns
-        mine = self.at or {}
         out._parts = {p: t for p, t in self._parts.items()
                       if p in at and _same_rows(mine[p], at[p])}
         return out
@@ -216,7 +223,8 @@ class MessageKeys:
             "when": col(self.when, self.has_pclass & self.dated),
             "series": col(self.series, self.has_series),
             "skey": col(self.skey, self.has_skey), "part": at[0], "row": at[1],
-            **{name: facts.column(name) for name in ("thread", "patch", "cover", "sid")}},
+            **{name: facts.column(name) for name in ("thread", "patch", "cover", "sid",
+                                                      "extracted")}},
             schema=KEYS)
         return table.take(pa.array(np.argsort(comp, kind="stable")))
 
@@ -454,7 +462,7 @@ def _stored(st: Store, comps: np.ndarray) -> pa.Table:
     """The keys rows of the stored messages of components ``comps``."""
     table = st.read_link("keys", where=("comp", comps),
                          columns=["uid", "comp", "part", "row", "thread", "patch", "cover",
-                                  "sid"])
+                                  "sid", "extracted"])
     assert table is not None
     return table
 
@@ -501,18 +509,55 @@ def _grouped(keys: np.ndarray, values: np.ndarray) -> dict[str, np.ndarray]:
     return dict(zip(names.tolist(), np.split(values[order], starts[1:]), strict=True))
 
 
+def extracted_flags(st: Store, rows: Rows, stored: pa.Table | None = None) -> np.ndarray:
+    """Of each message of ``rows``, a bit per extracted table that holds rows of it
+    (``EXTRACTED_BIT``), from the uids of the parts of their chunks; ``stored``: keys
+    rows (uid, extracted) of some of them, whose bits are taken from there."""
+    uid = rows.read(["uid"]).column("uid").combine_chunks()
+    flags = np.zeros(len(uid), dtype=np.int8)
+    todo = np.ones(len(uid), dtype=bool)
+    if stored is not None and stored.num_rows:
+        at = pc.index_in(uid, value_set=stored.column("uid"))
+        known = numpy(pc.is_valid(at), None, bool)
+        flags[known] = numpy(stored.column("extracted").take(at.drop_null()), 0, np.int8)
+        todo = ~known
+    if not todo.any():
+        return flags
+    part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
+    names = set(np.unique(part[todo]).tolist())
+    chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
+    asked = uid.filter(pa.array(todo)) if not todo.all() else uid
+    for table, bit in EXTRACTED_BIT.items():
+        paths = [p for p in st.part_paths(table)
+                 if (name := p.rsplit("/", 1)[-1]) in names or name not in chunks]
+        found = in_threads(lambda path: st._read_as(path, UID, uids=asked), paths)
+        if found:
+            hit = pc.is_in(uid, value_set=pa.concat_tables(found).column("uid"))
+            flags[todo & numpy(hit, False, bool)] |= bit
+    return flags
+
+
+UID = pa.schema([MESSAGES.field("uid")])
+
+
 class SubsetStore(Store):
     """The store as the claims of some messages see it: only their rows of the
     message and extracted tables, read from their chunks' parts alone (a chunk's
-    parts share a name), the link tables given (a delta's, before it is in force)."""
+    parts share a name), the link tables given (a delta's, before it is in force);
+    with ``flags`` (``extracted_flags``), an extracted table's parts only of the
+    chunks of messages it has rows of."""
 
-    def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table]) -> None:
+    def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table],
+                 flags: np.ndarray | None = None) -> None:
         super().__init__(st.path)
         uid = rows.read(["uid"]).column("uid").combine_chunks()
         part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
         self.all = uid
-        self.by_part = {name: uid.take(pa.array(at))
-                        for name, at in _grouped(part, np.arange(len(part))).items()}
+        self.by_part = {}
+        for table, bit in EXTRACTED_BIT.items():
+            rows_of = np.arange(len(part)) if flags is None else np.flatnonzero(flags & bit)
+            self.by_part[table] = {name: uid.take(pa.array(at)) for name, at in
+                                   _grouped(part[rows_of], rows_of).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
         self.rows, self.tables = rows, tables
 
@@ -526,13 +571,13 @@ class SubsetStore(Store):
         for path in self.part_paths(table):
             name = path.rsplit("/", 1)[-1]
             # a part of no chunk (the driver's own) may hold rows of any of them
-            of = self.by_part.get(name, self.all if name not in self.chunks else None)
+            of = self.by_part.get(table, {}).get(name, self.all if name not in self.chunks
+                                                 else None)
             if of is not None:
                 reads.append((path, of))
 
         def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
-            data = self._read_as(read[0], with_uid)
-            return data.filter(pc.is_in(data.column("uid"), value_set=read[1]))
+            return self._read_as(read[0], with_uid, uids=read[1])
         tables = in_threads(rows_of, reads)
         out = pa.concat_tables(tables) if tables else empty(with_uid)
         return self._only(out, uids).select(want.names)
