@@ -116,7 +116,8 @@ def run_chunk(chunk: Chunk, sink: Sink,
     tables = {"messages": messages_table(
         records, [patch_facts(r.body) for r in records],
         [header_thread_refs(r.message_id, r.from_addr, r.to, r.cc, r.in_reply_to, r.references)
-         for r in records])}
+         for r in records],
+        {f"n_{ex.table}": [len(got) for got in rows[ex.name]] for ex in EXTRACTORS.values()})}
     for ex in EXTRACTORS.values():
         tables[ex.table] = rows_table(ex.schema, records, rows[ex.name])
     tables[SUBJECT_PARSES] = subject_parses(r.subject for r in records)  # the link's, here

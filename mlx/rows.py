@@ -13,6 +13,16 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class RowCounts:
+    """Of a stored message, how many rows each extractor gave it (the last columns of
+    ``messages``; null in parts stored before they existed)."""
+
+    n_results: int
+    n_hardware: int
+    n_statements: int
+
+
+@dataclass(frozen=True)
 class LinkRow:
     """What the link stage adds to one message."""
 

@@ -23,7 +23,7 @@ from mlx.extract.patches import PatchFacts
 from mlx.extract.results import ResultRow
 from mlx.extract.statements import Statement
 from mlx.ingest.parse import Attachment, ErrorRecord, MessageRecord
-from mlx.rows import ClaimRow, LinkRow, PatchRow, ReportRow, ThreadRow
+from mlx.rows import ClaimRow, LinkRow, PatchRow, ReportRow, RowCounts, ThreadRow
 
 TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
 ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),
@@ -70,11 +70,12 @@ def _messages() -> pa.Schema:
     at = [f.name for f in fields].index("references") + 1
     # the ids threading follows, parent last (mlx.link.threads.thread_refs)
     fields.insert(at, pa.field("thread_refs", pa.list_(pa.string())))
-    return pa.schema(fields + fields_of(PatchFacts))
+    return pa.schema(fields + fields_of(PatchFacts) + fields_of(RowCounts))
 
 
 MESSAGES = _messages()
 FACT_COLUMNS = tuple(f.name for f in dataclasses.fields(PatchFacts))
+COUNT_COLUMNS = tuple(f.name for f in dataclasses.fields(RowCounts))  # n_results, ...
 ERRORS = schema_of(ErrorRecord)
 RESULTS = schema_of(ResultRow, KEYS)
 HARDWARE = schema_of(HardwareRow, KEYS)

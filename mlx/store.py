@@ -66,12 +66,14 @@ RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema
 
 
 def messages_table(records: list[MessageRecord], facts: list[PatchFacts],
-                   refs: list[list[str]]) -> pa.Table:
-    """Rows of ``messages``: each record with the patch facts of its body and its
-    ``thread_refs``."""
+                   refs: list[list[str]], counts: dict[str, list[int]]) -> pa.Table:
+    """Rows of ``messages``: each record with the patch facts of its body, its
+    ``thread_refs`` and its ``counts`` of extracted rows (``n_results``, ...)."""
     cols: dict[str, list[Any]] = {name: [] for name in MESSAGES.names}
     cols["thread_refs"] = refs
-    fields = [n for n in MESSAGES.names if n not in FACT_COLUMNS and n != "thread_refs"]
+    cols.update(counts)
+    fields = [n for n in MESSAGES.names
+              if n not in FACT_COLUMNS and n not in counts and n != "thread_refs"]
     for rec, fact in zip(records, facts, strict=True):
         for name in fields:
             value = getattr(rec, name)

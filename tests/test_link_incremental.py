@@ -17,6 +17,7 @@ from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
 from mlx.link.incremental import (
+    EXTRACTED_BIT,
     INDEX,
     KEYS,
     MID,
@@ -30,8 +31,10 @@ from mlx.link.incremental import (
     _pairs,
     _ranges,
     _union,
+    extracted_flags,
     index_table,
 )
+from mlx.schema import COUNT_COLUMNS, MESSAGES
 from mlx.store import Store
 
 TABLES = ("messages", "threads", "patches", "reports", "claims", "keys")
@@ -214,6 +217,26 @@ def test_plan_lookups() -> None:
     assert _ranges(np.array([2, 2]), np.array([2, 1])).tolist() == []
 
 
+def test_parts_stored_before_the_row_counts(tmp_path: Path,
+                                           always_incremental: None) -> None:
+    # parts of an older mlx lack n_results, ...: which messages have extracted rows is
+    # read from the extracted parts instead, and the claims come out the same
+    first, second = _split(messages := _messages(DATA / "claims" / "shapes.mbox"), [0.5], 4)
+    st = _ingest_in_batches(tmp_path, [first])
+    counted = st.read("messages", MESSAGES, ["uid", *COUNT_COLUMNS])
+    for part in Path(st.root, "messages").glob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(list(COUNT_COLUMNS)), part)
+    link(st, full=True)
+    flags = extracted_flags(st, Rows(st))
+    want = sum((np.asarray(counted.column(f"n_{t}").to_pylist()) > 0) * bit
+               for t, bit in EXTRACTED_BIT.items())
+    assert flags.tolist() == want.tolist() and flags.any()
+    (tmp_path / "second.mbox").write_bytes(write_mboxrd(second))
+    mlx.ingest([str(tmp_path / "second.mbox")], store=st.path, workers=1)
+    assert len(messages) == len(first) + len(second) and st.link_gens()
+    _equals_a_full_link(tmp_path, st)
+
+
 def test_index_of_keys() -> None:
     # two messages: a patch posting (id 10, title 7, posting key 5 at t=100, series
     # name 3) and a titled reply needing its patch by title (id 11, refs 10 and 12)
@@ -223,7 +246,7 @@ def test_index_of_keys() -> None:
         "pclass": [5, None], "when": [100, 200], "series": [None, None], "skey": [3, None],
         "part": pa.array(["p", "p"]).dictionary_encode(), "row": pa.array([0, 1], pa.int32()),
         "thread": ["a", "a"], "patch": [True, False], "cover": [False, False],
-        "sid": [9, None], "extracted": pa.array([0, 1], pa.int8())}, schema=KEYS)
+        "sid": [9, None]}, schema=KEYS)
     index = index_table(keys.select)
     assert index.schema == INDEX
     rows = sorted(zip(*(index.column(c).to_pylist() for c in ("key", "kind", "comp", "when")),

@@ -20,7 +20,11 @@ def test_columns_are_the_record_fields(name: str) -> None:
 def test_messages_columns() -> None:
     names = [f.name for f in dataclasses.fields(MessageRecord)]
     names.insert(names.index("references") + 1, "thread_refs")
-    assert schema.MESSAGES.names == names + [f.name for f in dataclasses.fields(PatchFacts)]
+    assert schema.MESSAGES.names == names + [f.name for f in dataclasses.fields(PatchFacts)] \
+        + ["n_results", "n_hardware", "n_statements"]
+    # one count per extractor's table, named after it
+    from mlx.pipeline import EXTRACTORS
+    assert list(schema.COUNT_COLUMNS) == [f"n_{e.table}" for e in EXTRACTORS.values()]
 
 
 def test_types_from_hints() -> None:

@@ -127,7 +127,8 @@ def _batched(st: Store, out: LinkWriter) -> Pass:
     total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
     for rows, known in _batches(st):
         done = _pass(st, rows, out, total.comps, known, batch=True)
-        claims = build_claims_table(st, SubsetStore(st, rows, done.tables, done.flags))
+        claims = build_claims_table(st, SubsetStore(st, rows, done.tables,
+                                                    extracted_flags(st, rows)))
         out.write("claims", claims)
         done.counts["claims"] = claims.num_rows
         total = Pass(total.n + done.n, done.comps,
@@ -173,7 +174,6 @@ class Pass:
     counts: dict[str, int]
     # of the rows written, what their claims and the counts read (``SubsetStore``)
     tables: dict[str, pa.Table] = field(default_factory=dict)
-    flags: np.ndarray | None = None  # of each message, the extracted tables holding rows of it
 
 
 def _batches(st: Store) -> Iterator[tuple[Rows, Known]]:
@@ -198,13 +198,11 @@ def _threaded(rows: Rows) -> tuple[IdCodes, pa.Array, Threading]:
 
 
 def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
-          parsed: Known | None = None, batch: bool = False,
-          stored: pa.Table | None = None) -> Pass:
+          parsed: Known | None = None, batch: bool = False) -> Pass:
     """Link the messages of ``rows`` (the whole store, or whole components of it) into
     the tables of ``out`` (the base, gen 0, or a delta; ``parsed``: the known subjects,
     when the caller read them; ``batch``: a batch of a full pass, whose caller writes
-    ``link/subjects`` and ``link/index``; ``stored``: the keys rows of the messages
-    linked before, for what they say of them)."""
+    ``link/subjects`` and ``link/index``)."""
     pre, rows.keyed = rows.keyed, None  # the plan found the keys of these very rows
     codes, uid, th = (pre.codes, pre.uid, pre.th) if pre is not None else _threaded(rows)
     rows.forget(["thread_refs"])
@@ -234,9 +232,8 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     del pre
     release()
     comp = components(th.n, keys, codes)
-    flags = extracted_flags(st, rows, stored)
     keyed = keys.table(uid, comp_base + comp, rows.positions(),
-                       _message_facts(th, uid, tables["patches"], flags))
+                       _message_facts(th, uid, tables["patches"]))
     out.write("keys", keyed, row_group=KEYS_GROUP)
     if not batch:
         out.write("index", index_table(keyed.select), row_group=INDEX_GROUP)
@@ -251,20 +248,18 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
               "series": pc.count_distinct(patches.column("series_id")).as_py(),
               "reports": linked.reports.num_rows}
     release()  # before the claims
-    return Pass(th.n, comp_base + n_comps, counts, tables, flags)
+    return Pass(th.n, comp_base + n_comps, counts, tables)
 
 
-def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table, flags: np.ndarray
-                   ) -> pa.Table:
+def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
     """Of each message, what a later pass that re-links it voids: its thread id, and
-    whether it is a patch, a cover letter, and the hash of its series_id; and the
-    extracted tables holding rows of it (``flags``)."""
+    whether it is a patch, a cover letter, and the hash of its series_id."""
     at = pc.index_in(uid, value_set=patches.column("uid"))
     sid = pa.array(hashes(patches.column("series_id")), pa.int64(),
                    mask=numpy(pc.is_null(patches.column("series_id")), None, bool))
     return pa.table({"thread": th.thread_ids(uid), "patch": pc.is_valid(at),
                      "cover": pc.fill_null(patches.column("is_cover").take(at), False),
-                     "sid": sid.take(at), "extracted": pa.array(flags, pa.int8())})
+                     "sid": sid.take(at)})
 
 
 @dataclass
@@ -384,10 +379,10 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     rows = todo.rows
     assert rows is not None
     out = st.link_writer(gen)
-    done = _pass(st, rows, out, todo.comp_base, parsed, stored=stored)
+    done = _pass(st, rows, out, todo.comp_base, parsed)
     tables = done.tables
     claims = out.write("claims", build_claims_table(
-        st, SubsetStore(st, rows, tables, done.flags))).num_rows
+        st, SubsetStore(st, rows, tables, extracted_flags(st, rows)))).num_rows
     out.close()
     dead_threads = pc.unique(stored.column("thread").drop_null())
     st.write_dead(gen, todo.old, dead_threads, np.unique(numpy(stored.column("comp"))))

@@ -37,7 +37,7 @@ from mlx.link.columns import UNKNOWN, IdCodes, nearest_marked, numpy
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.link.threads import header_thread_refs
-from mlx.schema import FACT_COLUMNS, MESSAGES, empty
+from mlx.schema import COUNT_COLUMNS, FACT_COLUMNS, MESSAGES, empty
 from mlx.store import EXTRACTED, Store, hashes, in_sorted, in_threads
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
@@ -48,10 +48,7 @@ KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()
                   # what a later pass voids of the message: its thread, and its patch
                   # (a cover? the hash of its series_id)
                   ("thread", pa.string()), ("patch", pa.bool_()), ("cover", pa.bool_()),
-                  ("sid", pa.int64()),
-                  # which extracted tables hold rows of it (EXTRACTED_BIT): the claims of a
-                  # later pass read only the parts of those that do
-                  ("extracted", pa.int8())])
+                  ("sid", pa.int64())])
 EXTRACTED_BIT = {name: 1 << k for k, name in enumerate(EXTRACTED)}
 # the keys of every message as a table sorted by hash, a row per key: what the next
 # pass looks up the stored messages a new one shares a key with by
@@ -63,7 +60,8 @@ Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for
 # what a pass over some messages reads of them (the whole store: a few at a time)
 SUBSET_COLUMNS = list(dict.fromkeys([
     "uid", "message_id", "thread_refs", "date", "subject", *FACT_COLUMNS, "from_addr",
-    "list_id", "from_name", "source", "offset", "defects"]))  # and the claims' headers
+    "list_id", "from_name", "source", "offset", "defects",  # and the claims' headers
+    *COUNT_COLUMNS]))  # and which extracted tables hold rows of it
 # parts of one key further apart than this (microseconds, with a second to spare for
 # the pass's float seconds) and in other threads never meet in one posting
 WINDOW_US = int((POSTING_WINDOW + 1) * 1e6)
@@ -223,8 +221,7 @@ class MessageKeys:
             "when": col(self.when, self.has_pclass & self.dated),
             "series": col(self.series, self.has_series),
             "skey": col(self.skey, self.has_skey), "part": at[0], "row": at[1],
-            **{name: facts.column(name) for name in ("thread", "patch", "cover", "sid",
-                                                      "extracted")}},
+            **{name: facts.column(name) for name in ("thread", "patch", "cover", "sid")}},
             schema=KEYS)
         return table.take(pa.array(np.argsort(comp, kind="stable")))
 
@@ -462,7 +459,7 @@ def _stored(st: Store, comps: np.ndarray) -> pa.Table:
     """The keys rows of the stored messages of components ``comps``."""
     table = st.read_link("keys", where=("comp", comps),
                          columns=["uid", "comp", "part", "row", "thread", "patch", "cover",
-                                  "sid", "extracted"])
+                                  "sid"])
     assert table is not None
     return table
 
@@ -509,30 +506,30 @@ def _grouped(keys: np.ndarray, values: np.ndarray) -> dict[str, np.ndarray]:
     return dict(zip(names.tolist(), np.split(values[order], starts[1:]), strict=True))
 
 
-def extracted_flags(st: Store, rows: Rows, stored: pa.Table | None = None) -> np.ndarray:
+def extracted_flags(st: Store, rows: Rows) -> np.ndarray:
     """Of each message of ``rows``, a bit per extracted table that holds rows of it
-    (``EXTRACTED_BIT``), from the uids of the parts of their chunks; ``stored``: keys
-    rows (uid, extracted) of some of them, whose bits are taken from there."""
-    uid = rows.read(["uid"]).column("uid").combine_chunks()
-    flags = np.zeros(len(uid), dtype=np.int8)
-    todo = np.ones(len(uid), dtype=bool)
-    if stored is not None and stored.num_rows:
-        at = pc.index_in(uid, value_set=stored.column("uid"))
-        known = numpy(pc.is_valid(at), None, bool)
-        flags[known] = numpy(stored.column("extracted").take(at.drop_null()), 0, np.int8)
-        todo = ~known
+    (``EXTRACTED_BIT``): from its counts (``n_results``, ...), else, for messages stored
+    before those existed, from the uids of the parts of their chunks."""
+    counts = rows.read(list(COUNT_COLUMNS))
+    flags = np.zeros(counts.num_rows, dtype=np.int8)
+    todo = np.zeros(counts.num_rows, dtype=bool)
+    for table, bit in EXTRACTED_BIT.items():
+        count = counts.column(f"n_{table}")
+        flags[numpy(count, 0) > 0] |= bit
+        todo |= numpy(pc.is_null(count), None, bool)
     if not todo.any():
         return flags
+    uid = rows.read(["uid"]).column("uid").combine_chunks()
     part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
     names = set(np.unique(part[todo]).tolist())
     chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
-    asked = uid.filter(pa.array(todo)) if not todo.all() else uid
     for table, bit in EXTRACTED_BIT.items():
         paths = [p for p in st.part_paths(table)
                  if (name := p.rsplit("/", 1)[-1]) in names or name not in chunks]
-        found = in_threads(lambda path: st._read_as(path, UID, uids=asked), paths)
+        found = in_threads(lambda path: pc.unique(st._read_as(path, UID).column("uid")),
+                           paths)
         if found:
-            hit = pc.is_in(uid, value_set=pa.concat_tables(found).column("uid"))
+            hit = pc.is_in(uid, value_set=pa.concat_arrays(found))
             flags[todo & numpy(hit, False, bool)] |= bit
     return flags
 
