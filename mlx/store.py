@@ -59,6 +59,8 @@ LINK_DELTA = re.compile(r".+\.\d+\.parquet(?:\.tmp)?")  # link/<name>.<gen>.parq
 LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None,
                                     "keys": "comp", "index": "comp"}
 DEAD = {"uid": "dead", "thread_id": "dead-threads", "comp": "dead-comps"}  # their files
+# link tables not sorted by the key they are looked up by (``Store.read_link`` where=)
+UNSORTED = {"subjects"}
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
 RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
@@ -143,9 +145,11 @@ def in_threads(read: Callable[[Any], pa.Table], items: Iterable[Any]) -> list[pa
         return list(pool.map(read, items))
 
 
-def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table) -> None:
+def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table,
+                  row_group: int | None = None) -> None:
     """Write under a temporary name, then rename: readers never see half a file."""
-    pq.write_table(data, path + ".tmp", compression="zstd", filesystem=fs)
+    pq.write_table(data, path + ".tmp", compression="zstd", filesystem=fs,
+                   row_group_size=row_group)
     fs.mv(path + ".tmp", path)
 
 
@@ -187,6 +191,7 @@ class Store:
         self.run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._seq = 0
         self._ensured = False
+        self._listings: dict[str, list[str]] | None = None  # see listed_once
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -227,7 +232,23 @@ class Store:
                 self.fs.makedirs(self._at(sub), exist_ok=True)
             self._ensured = True
 
+    @contextmanager
+    def listed_once(self) -> Iterator[None]:
+        """Each folder of parts listed once while inside (a link pass, which adds none)."""
+        self._listings = {}
+        try:
+            yield
+        finally:
+            self._listings = None
+
     def _listing(self, table: str) -> list[str]:
+        if self._listings is not None:
+            if table not in self._listings:
+                self._listings[table] = self._list(table)
+            return self._listings[table]
+        return self._list(table)
+
+    def _list(self, table: str) -> list[str]:
         d = self._at(table)
         if self._local:  # fsspec's listing costs 30 µs a file: a store has thousands
             try:
@@ -403,10 +424,11 @@ class Store:
     def _link_file(self, name: str, gen: int = 0) -> str:
         return self._at("link", f"{name}.parquet" if not gen else f"{name}.{gen}.parquet")
 
-    def write_link(self, name: str, data: pa.Table, gen: int = 0) -> None:
+    def write_link(self, name: str, data: pa.Table, gen: int = 0,
+                   row_group: int | None = None) -> None:
         """Write one table of the link stage: the base (``gen`` 0) or a delta."""
         self.fs.makedirs(self._at("link"), exist_ok=True)
-        write_parquet(self.fs, self._link_file(name, gen), data)
+        write_parquet(self.fs, self._link_file(name, gen), data, row_group)
 
     def link_writer(self, gen: int = 0) -> LinkWriter:
         """Streams of the link tables of generation ``gen``, in place once closed."""
@@ -485,38 +507,60 @@ class Store:
 
     def _read_where(self, path: str, columns: list[str] | None, column: str,
                     values: np.ndarray) -> pa.Table:
-        """The rows of a file whose ``column`` (integers) holds one of ``values``, from
-        the row groups whose minimum and maximum admit one."""
+        """The rows of a file whose ``column`` (integers) holds one of ``values``, read a
+        row group at a time from the groups whose minimum and maximum admit one; in a
+        file not sorted by ``column`` (``UNSORTED``), ``column`` is read first, and the
+        others only of the groups where it holds one."""
+        unsorted = path.rsplit("/", 1)[-1].split(".")[0] in UNSORTED
         values = np.unique(values)
+
+        def hits(keys: pa.ChunkedArray) -> pa.Array:
+            return pa.array(in_sorted(keys.to_numpy(), values))
         with self.fs.open(path, "rb") as fh:
             pf = pq.ParquetFile(fh, pre_buffer=False)
             at = pf.schema_arrow.get_field_index(column)
-            groups = []
-            for g in range(pf.num_row_groups):
-                stats = pf.metadata.row_group(g).column(at).statistics
-                if stats is None or not stats.has_min_max:
-                    groups.append(g)
-                    continue
-                lo = np.searchsorted(values, stats.min, "left")
-                if lo < len(values) and values[lo] <= stats.max:
-                    groups.append(g)
             read = columns if columns is None or column in columns else [*columns, column]
+            tables = []
+            for g in range(pf.num_row_groups if len(values) else 0):
+                stats = pf.metadata.row_group(g).column(at).statistics
+                if stats is not None and stats.has_min_max:
+                    lo = np.searchsorted(values, stats.min, "left")
+                    if lo == len(values) or values[lo] > stats.max:
+                        continue
+                if unsorted:
+                    hit = hits(pf.read_row_group(g, columns=[column], use_threads=False)
+                               .column(column))
+                    if pc.any(hit).as_py():
+                        tables.append(pf.read_row_group(g, columns=read, use_threads=False)
+                                      .filter(hit))
+                    continue
+                group = pf.read_row_group(g, columns=read, use_threads=False)
+                tables.append(group.filter(hits(group.column(column))))
             names = read or pf.schema_arrow.names
-            table = pf.read_row_groups(groups, columns=read, use_threads=False) if groups \
-                else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
-        table = table.filter(pc.is_in(table.column(column), value_set=pa.array(values)))
+            schema = pa.schema([pf.schema_arrow.field(c) for c in names],
+                               metadata=pf.schema_arrow.metadata)
+        table = pa.concat_tables(tables) if tables else empty(schema)
         return table if columns is None or column in columns else table.drop_columns([column])
 
-    def part_facts(self, known: dict[str, Any] | None = None) -> dict[str, dict[str, list]]:
+    def part_facts(self, known: dict[str, Any] | None = None,
+                   trusted: bool = False) -> dict[str, dict[str, list]]:
         """{table: {part file: [bytes, rows, first date, last date]}} of the parts readers
         see, from their Parquet footers; a part ``known`` holds with the same name and
         size is not opened again (the link pass keeps them in ``link/info.json``, so
-        ``mlx info`` opens no footer on a store linked since its last change)."""
+        ``mlx info`` opens no footer on a store linked since its last change).  With
+        ``trusted`` (the caller checked the known messages parts: a part is never
+        changed under its name), a known part is not even measured again."""
         out: dict[str, dict[str, list]] = {}
         for table in TABLES:
             have = (known or {}).get(table, {})
             paths = self.part_paths(table)
-            sizes = self.sizes(paths)
+            if trusted:
+                new = [p for p in paths if p.rsplit("/", 1)[-1] not in have]
+                sized = dict(zip(new, self.sizes(new), strict=True))
+                sizes = [sized[p] if p in sized else have[p.rsplit("/", 1)[-1]][0]
+                         for p in paths]
+            else:
+                sizes = self.sizes(paths)
             facts = {}
             for path, size in zip(paths, sizes, strict=True):
                 name = path.rsplit("/", 1)[-1]

@@ -4,6 +4,7 @@ import json
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -13,6 +14,7 @@ from conftest import DATA, ROOT, corpus_path
 
 import mlx
 import mlx.link.incremental as incremental
+import mlx.link.patch_columns as pcols
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
@@ -123,23 +125,58 @@ def test_fixtures_linked_in_three_passes(source: Path, seed: int, tmp_path: Path
 
 
 @pytest.mark.parametrize("source", FIXTURES[:3] + FIXTURES[5:], ids=lambda p: p.name)
-def test_subjects_parsed_again_rather_than_read(source: Path, tmp_path: Path,
-                                                always_incremental: None,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pass over few messages parses their subjects again instead of reading every
-    stored parse: the same tables, and link/subjects still holds each subject once."""
-    monkeypatch.setattr(mlx.link, "PARSE_COST", 0)
-    parsed_again = []
+def test_subjects_looked_up_rather_than_read(source: Path, tmp_path: Path,
+                                             always_incremental: None,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An incremental pass looks the stored parses of its subjects up by key instead of
+    reading every stored parse, and parses only the new ones: the same tables, and
+    link/subjects still holds each subject once."""
+    looked_up, parsed = [], []
+    real, real_parse = mlx.link._known_subjects, pcols.subject_parses
+
+    def known(st: Store, few: int | None = None) -> mlx.link.Known:
+        out = real(st, few)
+        looked_up.append(out.st is not None and not out.again)
+        return out
+
+    def parse(subjects: Any) -> Any:
+        out = real_parse(subjects)
+        parsed.extend(out.column("subject").to_pylist())
+        return out
+    monkeypatch.setattr(mlx.link, "_known_subjects", known)
+    monkeypatch.setattr(mlx.link, "PARSE_COST", 1e9)  # never parsed again,
+    monkeypatch.setattr(mlx.link, "READ_WHOLE", 0)  # nor read whole: looked up
+    monkeypatch.setattr(pcols, "subject_parses", parse)
+    batches = _split(_messages(source), [0.5, 0.25], 3)
+    st = _ingest_in_batches(tmp_path, batches)
+    assert len(st.link_gens()) == 2
+    assert looked_up == [False, True, True]  # the first pass reads, the others look up
+    texts = [t for path, _ in st.link_files("subjects")
+             for t in pq.read_table(path, columns=["subject"]).column("subject").to_pylist()]
+    assert len(texts) == len(set(texts))
+    # each subject parsed once: by the workers of its chunk (the pass finds them all)
+    assert sorted(parsed) == sorted(set(parsed))
+    _equals_a_full_link(tmp_path, st)
+
+
+@pytest.mark.parametrize("source", FIXTURES[:4], ids=lambda p: p.name)
+def test_subjects_parsed_again_rather_than_looked_up(source: Path, tmp_path: Path,
+                                                     always_incremental: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass over few messages parses their subjects again instead of looking the
+    stored ones up: the same tables, and link/subjects still holds each subject once."""
+    again = []
     real = mlx.link._known_subjects
 
     def known(st: Store, few: int | None = None) -> mlx.link.Known:
         out = real(st, few)
-        parsed_again.append(out.st is not None)
+        again.append(out.again)
         return out
     monkeypatch.setattr(mlx.link, "_known_subjects", known)
+    monkeypatch.setattr(mlx.link, "PARSE_COST", 0)
     st = _ingest_in_batches(tmp_path, _split(_messages(source), [0.5, 0.25], 3))
     assert len(st.link_gens()) == 2
-    assert parsed_again == [False, True, True]  # the first pass reads, the others parse
+    assert again == [False, True, True]
     texts = [t for path, _ in st.link_files("subjects")
              for t in pq.read_table(path, columns=["subject"]).column("subject").to_pylist()]
     assert len(texts) == len(set(texts))
@@ -257,25 +294,32 @@ def test_index_of_keys() -> None:
     assert index.column("key").to_pylist() == sorted(index.column("key").to_pylist())
 
 
-def test_read_where_reads_only_the_row_groups_hit(tmp_path: Path,
+@pytest.mark.parametrize("name", ["index", "subjects"])
+def test_read_where_reads_only_the_row_groups_hit(name: str, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     st = Store(str(tmp_path / "s"), create=True)
     out = st.link_writer()
-    out.write("index", pa.table({"key": np.arange(0, 1000, 2), "comp": np.arange(500)}),
+    out.write(name, pa.table({"key": np.arange(0, 1000, 2), "comp": np.arange(500)}),
               row_group=100)  # groups of keys 0-198, 200-398, ...
     out.close()
-    read: list[list[int]] = []
-    real = pq.ParquetFile.read_row_groups
+    read: list[tuple[int, tuple[str, ...]]] = []
+    real = pq.ParquetFile.read_row_group
 
-    def spy(self: pq.ParquetFile, groups: list[int], **kw: object) -> pa.Table:
-        read.append(list(groups))
-        return real(self, groups, **kw)
-    monkeypatch.setattr(pq.ParquetFile, "read_row_groups", spy)
-    got = st.read_link("index", where=("key", np.array([998, 4, 5, 250, 4])),
+    def spy(self: pq.ParquetFile, group: int, columns: list[str], **kw: object) -> pa.Table:
+        read.append((group, tuple(columns)))
+        return real(self, group, columns=columns, **kw)
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group", spy)
+    # 601 lies in group 3's range but is no key there
+    got = st.read_link(name, where=("key", np.array([998, 4, 5, 250, 4, 601])),
                        columns=["comp"])
     assert got is not None and sorted(got.column("comp").to_pylist()) == [2, 125, 499]
-    assert read == [[0, 1, 4]]
-    none = st.read_link("index", where=("key", np.array([], dtype=np.int64)))
+    both = ("comp", "key")
+    if name == "index":  # sorted by key: the groups admitted are read whole
+        assert read == [(0, both), (1, both), (3, both), (4, both)]
+    else:  # a file in no key order: the keys first, the rest only where they hit
+        assert read == [(0, ("key",)), (0, both), (1, ("key",)), (1, both), (3, ("key",)),
+                        (4, ("key",)), (4, both)]
+    none = st.read_link(name, where=("key", np.array([], dtype=np.int64)))
     assert none is not None and none.num_rows == 0 and none.column_names == ["key", "comp"]
 
 

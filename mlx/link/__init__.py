@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.batches import component_batches, message_count
+from mlx.link.batches import SUBJECT_GROUP, component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
     Threading,
@@ -69,6 +69,7 @@ from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, hashes, in_s
 # parsing a subject again costs about what reading this many stored parses does
 RELINKED = 4
 PARSE_COST = 50
+READ_WHOLE = 200_000  # stored parses an incremental pass reads whole (more: it looks up)
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
 # the columns of a pass's patches its claims and counts read
@@ -87,14 +88,15 @@ def link(st: Store, full: bool = False) -> dict[str, int]:
     touch (``mlx.link.incremental``), or the whole store (``full``, the first pass, a
     pass with other code, a store whose parts changed, or deltas grown past
     ``COMPACT`` of it); counts for the summary."""
-    info = st.link_info()
-    planned = None if full else _incremental_plan(st, info)
-    if planned is None:
-        return _full(st, info)
-    todo, parsed = planned
-    if not todo.at:  # nothing new
-        return dict(info["counts"])
-    return _incremental(st, info, todo, parsed)
+    with st.listed_once():
+        info = st.link_info()
+        planned = None if full else _incremental_plan(st, info)
+        if planned is None:
+            return _full(st, info)
+        todo, parsed = planned
+        if not todo.at:  # nothing new
+            return dict(info["counts"])
+        return _incremental(st, info, todo, parsed)
 
 
 def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
@@ -102,7 +104,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
         stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files],
                                 len(files))
         if stored is not None:
-            st.write_link("subjects", keyed_parses(stored))
+            st.write_link("subjects", keyed_parses(stored), row_group=SUBJECT_GROUP)
     st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
     st.clear_link_deltas()
     out = st.link_writer()
@@ -157,7 +159,9 @@ def _commit(st: Store, old: dict[str, Any], counts: dict[str, int], lists: list[
     rows = {"threads": counts["threads"], "patches": counts["patches"],
             "reports": counts["reports"], "claims": counts["claims"], "links": messages}
     st.write_link_info({
-        "lists": len(lists), "list_ids": lists, "parts": st.part_facts(old.get("parts")),
+        "lists": len(lists), "list_ids": lists,
+        # an incremental pass checked the messages parts linked before (parts_since_link)
+        "parts": st.part_facts(old.get("parts"), trusted=bool(gens)),
         "link": link_version(), "gens": gens, "next_comp": next_comp,
         "delta_rows": delta_rows, "rows": rows, "counts": counts})
     for path in st.part_paths(SUBJECT_PARSES):  # folded into link/subjects
@@ -207,14 +211,13 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     codes, uid, th = (pre.codes, pre.uid, pre.th) if pre is not None else _threaded(rows)
     rows.forget(["thread_refs"])
     known = parsed if parsed is not None else _known_subjects(st)
-    parses, seen = (pre.subjects, pre.seen) if pre is not None else \
-        parse_subjects(rows.read(["subject"]).column("subject"), known.table)
-    seen = seen if seen is not None else known.table
+    parses, seen = (pre.subjects, pre.seen) if pre is not None else _parsed(rows, known)
     if not batch and out.gen == 0:
         if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
-            st.write_link("subjects", keyed_parses(seen))  # the next pass parses only new ones
+            # the next pass parses only new ones
+            st.write_link("subjects", keyed_parses(seen), row_group=SUBJECT_GROUP)
     elif not batch:  # only what the stored parses lack
-        out.write("subjects", keyed_parses(known.lacking(seen)))
+        out.write("subjects", keyed_parses(known.lacking(seen)), row_group=SUBJECT_GROUP)
     known.table = seen = None  # the parses go once read (the caller's ``parsed`` too)
     release()
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
@@ -264,18 +267,30 @@ def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
 
 @dataclass
 class Known:
-    """The subject parses a pass looks its subjects up in (``parse_subjects``): those of
-    ``link/subjects`` and the workers' since (``stored``: how many rows of ``table`` are
-    the first), or, for a pass over few messages, only the workers' (``keys``: hashes
-    of the stored subjects' texts; the others are parsed again, which costs less than
-    reading every stored parse)."""
+    """The subject parses a pass looks its subjects up in (``for_subjects``): ``table``,
+    those of ``link/subjects`` and the workers' since (``stored``: how many rows of
+    ``table`` are the first); or, for an incremental pass (``st``), the workers' and,
+    looked up by the hashes of the subjects asked for, the rows of ``link/subjects``
+    that have them (reading only the row groups that do), unless they are so few that
+    parsing them ``again`` costs less."""
 
     table: pa.Table | None
     stored: int
-    st: Store | None = None  # the store whose link/subjects to look the others up in
+    st: Store | None = None  # the store whose link/subjects to look subjects up in
+    again: bool = False  # with ``st``: parse the stored subjects again, not look them up
+
+    def for_subjects(self, subject: pa.ChunkedArray) -> pa.Table | None:
+        """The parses known of ``subject``'s texts (and maybe others)."""
+        if self.st is None or self.again:
+            return self.table
+        texts = pc.unique(subject.drop_null())
+        found = self.st.read_link("subjects", where=("key", hashes(texts)))
+        parts = [found] if found is not None else []
+        return known_subjects([*parts, *([self.table] if self.table is not None else [])],
+                              len(parts))
 
     def lacking(self, seen: pa.Table | None) -> pa.Table:
-        """The rows of ``seen`` (``table`` and the parses new this pass) that
+        """The rows of ``seen`` (the parses known and new this pass) that
         ``link/subjects`` lacks."""
         if seen is None:
             return subject_parses([])
@@ -289,20 +304,22 @@ class Known:
 
 def _known_subjects(st: Store, few: int | None = None) -> Known:
     """The parses of the current parser a pass knows, each subject once: ``Known``;
-    with ``few`` (subjects to look up), only the workers' when reading the stored ones
-    would cost more than parsing those again (the stored ones are then looked up by
-    their keys only to know which parses are new).  A chunk whose messages were all stored
-    before (or that crashed) adds subjects no message has: a cache keyed by the
-    subject's text, so they are only never looked up."""
+    with ``few`` (the subjects a pass over some messages parses, about), only the
+    workers' read, and the stored ones parsed again when that costs less than reading
+    them, else looked up by the subjects asked for when there are more than
+    ``READ_WHOLE`` (memory: 280 bytes each).  A chunk whose messages were all stored before (or that
+    crashed) adds subjects no message has: a cache keyed by the subject's text, so they
+    are only never looked up."""
     paths = [path for path, _ in st.link_files("subjects")]
     staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
     if few is not None and paths:
         metas = [pq.read_metadata(p, filesystem=st.fs) for p in paths]
         version = parser_version().encode()
+        stored_rows = sum(m.num_rows for m in metas)
         if all("key" in m.schema.names and (m.schema.to_arrow_schema().metadata or {})
                .get(b"parser") == version for m in metas) \
-                and few * PARSE_COST < sum(m.num_rows for m in metas):
-            return Known(known_subjects(staged), 0, st)
+                and (few * PARSE_COST < stored_rows or stored_rows > READ_WHOLE):
+            return Known(known_subjects(staged), 0, st, few * PARSE_COST < stored_rows)
     files = [pq.read_table(path, filesystem=st.fs) for path in paths]
     stored = known_subjects(files, len(files))
     known = known_subjects([*([stored] if stored is not None else []), *staged],
@@ -329,8 +346,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
             return None
     # each part read once: the new ones, the stored components they touch, and more
     read = [Rows(st, at=dict.fromkeys(new_parts))]
-    parsed = _known_subjects(st, RELINKED * read[0].read(["uid"]).num_rows)
-    known = parsed.table
+    known = _known_subjects(st, RELINKED * read[0].read(["uid"]).num_rows)
 
     def statuses(at: Places) -> MessageKeys:
         read.append(read[-1].widened(at))
@@ -341,7 +357,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
     if todo is None:
         return None
     todo.rows = read[-1].widened(todo.at)
-    return todo, parsed
+    return todo, known
 
 
 @dataclass
@@ -352,14 +368,23 @@ class Keyed:
     uid: pa.Array
     th: Threading
     subjects: Subjects
-    seen: pa.Table | None  # the parses known and new, when some were new
+    seen: pa.Table | None  # the parses known and new (``_parsed``)
     keys: MessageKeys
 
 
-def _keys_of(rows: Rows, known: pa.Table | None) -> tuple[pa.Array, MessageKeys]:
+def _parsed(rows: Rows, known: Known) -> tuple[Subjects, pa.Table | None]:
+    """The subjects of ``rows`` parsed (``parse_subjects``), and the parses known of them
+    and new (None when none are)."""
+    subject = rows.read(["subject"]).column("subject")
+    table = known.for_subjects(subject)
+    parses, seen = parse_subjects(subject, table)
+    return parses, seen if seen is not None else table
+
+
+def _keys_of(rows: Rows, known: Known) -> tuple[pa.Array, MessageKeys]:
     """(uid, keys) of the messages of ``rows``, threaded together (kept in ``rows.keyed``)."""
     codes, uid, th = _threaded(rows)
-    subjects, seen = parse_subjects(rows.read(["subject"]).column("subject"), known)
+    subjects, seen = _parsed(rows, known)
     facts = rows.read([*KIND_FACTS, "from_addr"])
     keys = message_keys(codes, th, subjects, facts, author_hashes(facts.column("from_addr")))
     rows.keyed = Keyed(codes, uid, th, subjects, seen, keys)

@@ -53,7 +53,9 @@ from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
 
 # what the components are found from, read a part at a time
 SCAN = ["uid", "message_id", "thread_refs", "date", "subject", "from_addr", *KIND_FACTS]
-SUBJECT_GROUP = 65_536  # rows per row group of link/subjects: a batch reads only its groups
+# rows per row group of link/subjects: a batch, or a pass looking subjects up by key,
+# reads only the groups holding its own
+SUBJECT_GROUP = 8192
 
 
 def message_count(st: Store) -> int:

@@ -557,6 +557,7 @@ class SubsetStore(Store):
                                    _grouped(part[rows_of], rows_of).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
         self.rows, self.tables = rows, tables
+        self._listings = st._listings  # the pass's listing of the parts
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
              uids: Any = None) -> pa.Table:
