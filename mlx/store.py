@@ -57,10 +57,9 @@ CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk shar
 LINK_DELTA = re.compile(r".+\.\d+\.parquet(?:\.tmp)?")  # link/<name>.<gen>.parquet
 # the key of a link table's rows, which dead files void (None: rows are never voided)
 LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None,
+                                    "subject-keys": None,
                                     "keys": "comp", "index": "comp"}
 DEAD = {"uid": "dead", "thread_id": "dead-threads", "comp": "dead-comps"}  # their files
-# link tables not sorted by the key they are looked up by (``Store.read_link`` where=)
-UNSORTED = {"subjects"}
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
 RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
@@ -266,6 +265,14 @@ class Store:
     def part_paths(self, table: str) -> list[str]:
         """The parts readers see: an extracted part only once its chunk's messages part
         is in place (until ``recover`` removes it, a crashed chunk's rows are not read)."""
+        if self._listings is not None:  # inside listed_once: found once
+            key = f"parts of {table}"
+            if key not in self._listings:
+                self._listings[key] = self._part_paths(table)
+            return self._listings[key]
+        return self._part_paths(table)
+
+    def _part_paths(self, table: str) -> list[str]:
         parts = [p for p in self._listing(table) if p.endswith(".parquet")]
         if table in EXTRACTED:
             committed = {p.rsplit("/", 1)[-1] for p in self._listing("messages")}
@@ -508,10 +515,8 @@ class Store:
     def _read_where(self, path: str, columns: list[str] | None, column: str,
                     values: np.ndarray) -> pa.Table:
         """The rows of a file whose ``column`` (integers) holds one of ``values``, read a
-        row group at a time from the groups whose minimum and maximum admit one; in a
-        file not sorted by ``column`` (``UNSORTED``), ``column`` is read first, and the
-        others only of the groups where it holds one."""
-        unsorted = path.rsplit("/", 1)[-1].split(".")[0] in UNSORTED
+        row group at a time from the groups whose minimum and maximum admit one (few in a
+        file sorted by ``column``)."""
         values = np.unique(values)
 
         def hits(keys: pa.ChunkedArray) -> pa.Array:
@@ -527,13 +532,6 @@ class Store:
                     lo = np.searchsorted(values, stats.min, "left")
                     if lo == len(values) or values[lo] > stats.max:
                         continue
-                if unsorted:
-                    hit = hits(pf.read_row_group(g, columns=[column], use_threads=False)
-                               .column(column))
-                    if pc.any(hit).as_py():
-                        tables.append(pf.read_row_group(g, columns=read, use_threads=False)
-                                      .filter(hit))
-                    continue
                 group = pf.read_row_group(g, columns=read, use_threads=False)
                 tables.append(group.filter(hits(group.column(column))))
             names = read or pf.schema_arrow.names

@@ -14,6 +14,7 @@ from conftest import DATA, ROOT, corpus_path
 
 import mlx
 import mlx.link.incremental as incremental
+import mlx.link.known
 import mlx.link.patch_columns as pcols
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
@@ -36,6 +37,8 @@ from mlx.link.incremental import (
     extracted_flags,
     index_table,
 )
+from mlx.link.known import Known, write_subjects
+from mlx.link.patch_columns import subject_parses
 from mlx.schema import COUNT_COLUMNS, MESSAGES
 from mlx.store import Store
 
@@ -132,9 +135,9 @@ def test_subjects_looked_up_rather_than_read(source: Path, tmp_path: Path,
     reading every stored parse, and parses only the new ones: the same tables, and
     link/subjects still holds each subject once."""
     looked_up, parsed = [], []
-    real, real_parse = mlx.link._known_subjects, pcols.subject_parses
+    real, real_parse = mlx.link.known_parses, pcols.subject_parses
 
-    def known(st: Store, few: int | None = None) -> mlx.link.Known:
+    def known(st: Store, few: int | None = None) -> Known:
         out = real(st, few)
         looked_up.append(out.st is not None and not out.again)
         return out
@@ -143,9 +146,9 @@ def test_subjects_looked_up_rather_than_read(source: Path, tmp_path: Path,
         out = real_parse(subjects)
         parsed.extend(out.column("subject").to_pylist())
         return out
-    monkeypatch.setattr(mlx.link, "_known_subjects", known)
-    monkeypatch.setattr(mlx.link, "PARSE_COST", 1e9)  # never parsed again,
-    monkeypatch.setattr(mlx.link, "READ_WHOLE", 0)  # nor read whole: looked up
+    monkeypatch.setattr(mlx.link, "known_parses", known)
+    monkeypatch.setattr(mlx.link.known, "PARSE_COST", 1e9)  # never parsed again,
+    monkeypatch.setattr(mlx.link.known, "READ_WHOLE", 0)  # nor read whole: looked up
     monkeypatch.setattr(pcols, "subject_parses", parse)
     batches = _split(_messages(source), [0.5, 0.25], 3)
     st = _ingest_in_batches(tmp_path, batches)
@@ -166,14 +169,14 @@ def test_subjects_parsed_again_rather_than_looked_up(source: Path, tmp_path: Pat
     """A pass over few messages parses their subjects again instead of looking the
     stored ones up: the same tables, and link/subjects still holds each subject once."""
     again = []
-    real = mlx.link._known_subjects
+    real = mlx.link.known_parses
 
-    def known(st: Store, few: int | None = None) -> mlx.link.Known:
+    def known(st: Store, few: int | None = None) -> Known:
         out = real(st, few)
         again.append(out.again)
         return out
-    monkeypatch.setattr(mlx.link, "_known_subjects", known)
-    monkeypatch.setattr(mlx.link, "PARSE_COST", 0)
+    monkeypatch.setattr(mlx.link, "known_parses", known)
+    monkeypatch.setattr(mlx.link.known, "PARSE_COST", 0)
     st = _ingest_in_batches(tmp_path, _split(_messages(source), [0.5, 0.25], 3))
     assert len(st.link_gens()) == 2
     assert again == [False, True, True]
@@ -294,12 +297,11 @@ def test_index_of_keys() -> None:
     assert index.column("key").to_pylist() == sorted(index.column("key").to_pylist())
 
 
-@pytest.mark.parametrize("name", ["index", "subjects"])
-def test_read_where_reads_only_the_row_groups_hit(name: str, tmp_path: Path,
+def test_read_where_reads_only_the_row_groups_hit(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     st = Store(str(tmp_path / "s"), create=True)
     out = st.link_writer()
-    out.write(name, pa.table({"key": np.arange(0, 1000, 2), "comp": np.arange(500)}),
+    out.write("index", pa.table({"key": np.arange(0, 1000, 2), "comp": np.arange(500)}),
               row_group=100)  # groups of keys 0-198, 200-398, ...
     out.close()
     read: list[tuple[int, tuple[str, ...]]] = []
@@ -310,17 +312,29 @@ def test_read_where_reads_only_the_row_groups_hit(name: str, tmp_path: Path,
         return real(self, group, columns=columns, **kw)
     monkeypatch.setattr(pq.ParquetFile, "read_row_group", spy)
     # 601 lies in group 3's range but is no key there
-    got = st.read_link(name, where=("key", np.array([998, 4, 5, 250, 4, 601])),
+    got = st.read_link("index", where=("key", np.array([998, 4, 5, 250, 4, 601])),
                        columns=["comp"])
     assert got is not None and sorted(got.column("comp").to_pylist()) == [2, 125, 499]
     both = ("comp", "key")
-    if name == "index":  # sorted by key: the groups admitted are read whole
-        assert read == [(0, both), (1, both), (3, both), (4, both)]
-    else:  # a file in no key order: the keys first, the rest only where they hit
-        assert read == [(0, ("key",)), (0, both), (1, ("key",)), (1, both), (3, ("key",)),
-                        (4, ("key",)), (4, both)]
-    none = st.read_link(name, where=("key", np.array([], dtype=np.int64)))
+    assert read == [(0, both), (1, both), (3, both), (4, both)]
+    none = st.read_link("index", where=("key", np.array([], dtype=np.int64)))
     assert none is not None and none.num_rows == 0 and none.column_names == ["key", "comp"]
+
+
+def test_subjects_looked_up_by_key(tmp_path: Path) -> None:
+    # a stored file of parses in no key order, with its sorted keys: a lookup finds the
+    # parses of the subjects asked for, reading the groups that hold them
+    st = Store(str(tmp_path / "s"), create=True)
+    texts = [f"[PATCH] net: change {k}" for k in range(30000)]
+    write_subjects(st.write_link, subject_parses(texts))
+    known = Known(None, 0, st)
+    asked = pa.chunked_array([[texts[7], texts[29999], "never stored", None, texts[7]]])
+    table = known.for_subjects(asked)
+    assert table is not None
+    assert sorted(table.column("subject").to_pylist()) == sorted([texts[7], texts[29999]])
+    assert table.column("title").to_pylist() == [f"net: change {k}" for k in (7, 29999)]
+    lacking = known.lacking(subject_parses([texts[3], "new one"]))
+    assert lacking.column("subject").to_pylist() == ["new one"]
 
 
 def test_rows_read_each_part_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.batches import SUBJECT_GROUP, component_batches, message_count
+from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
     Threading,
@@ -51,25 +51,20 @@ from mlx.link.incremental import (
     old_thread_refs,
     plan,
 )
+from mlx.link.known import Known, known_parses, write_subjects
 from mlx.link.patch_columns import (
     KIND_FACTS,
     Subjects,
-    keyed_parses,
     known_subjects,
     link_patch_columns,
     parse_subjects,
-    parser_version,
     patch_batches,
-    subject_parses,
 )
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, hashes, in_sorted
+from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, hashes
 
-# an incremental pass re-links about this many messages per new one (2-3 measured), and
-# parsing a subject again costs about what reading this many stored parses does
+# an incremental pass re-links about this many messages per new one (2-3 measured)
 RELINKED = 4
-PARSE_COST = 50
-READ_WHOLE = 200_000  # stored parses an incremental pass reads whole (more: it looks up)
 BATCH_ROWS = 200_000  # rows of the links table made and written at a time
 PATCH_ROWS = 50_000  # rows of the patches table made and written at a time
 # the columns of a pass's patches its claims and counts read
@@ -104,7 +99,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
         stored = known_subjects([pq.read_table(p, filesystem=st.fs) for p, _ in files],
                                 len(files))
         if stored is not None:
-            st.write_link("subjects", keyed_parses(stored), row_group=SUBJECT_GROUP)
+            write_subjects(st.write_link, stored)
     st.write_link_info({})  # the deltas go: until this pass ends no delta is in force
     st.clear_link_deltas()
     out = st.link_writer()
@@ -210,14 +205,14 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     pre, rows.keyed = rows.keyed, None  # the plan found the keys of these very rows
     codes, uid, th = (pre.codes, pre.uid, pre.th) if pre is not None else _threaded(rows)
     rows.forget(["thread_refs"])
-    known = parsed if parsed is not None else _known_subjects(st)
+    known = parsed if parsed is not None else known_parses(st)
     parses, seen = (pre.subjects, pre.seen) if pre is not None else _parsed(rows, known)
     if not batch and out.gen == 0:
         if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
             # the next pass parses only new ones
-            st.write_link("subjects", keyed_parses(seen), row_group=SUBJECT_GROUP)
+            write_subjects(st.write_link, seen)
     elif not batch:  # only what the stored parses lack
-        out.write("subjects", keyed_parses(known.lacking(seen)), row_group=SUBJECT_GROUP)
+        write_subjects(out.write, known.lacking(seen))
     known.table = seen = None  # the parses go once read (the caller's ``parsed`` too)
     release()
     facts = rows.read([*FACT_COLUMNS, "from_addr"])
@@ -265,68 +260,6 @@ def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
                      "sid": sid.take(at)})
 
 
-@dataclass
-class Known:
-    """The subject parses a pass looks its subjects up in (``for_subjects``): ``table``,
-    those of ``link/subjects`` and the workers' since (``stored``: how many rows of
-    ``table`` are the first); or, for an incremental pass (``st``), the workers' and,
-    looked up by the hashes of the subjects asked for, the rows of ``link/subjects``
-    that have them (reading only the row groups that do), unless they are so few that
-    parsing them ``again`` costs less."""
-
-    table: pa.Table | None
-    stored: int
-    st: Store | None = None  # the store whose link/subjects to look subjects up in
-    again: bool = False  # with ``st``: parse the stored subjects again, not look them up
-
-    def for_subjects(self, subject: pa.ChunkedArray) -> pa.Table | None:
-        """The parses known of ``subject``'s texts (and maybe others)."""
-        if self.st is None or self.again:
-            return self.table
-        texts = pc.unique(subject.drop_null())
-        found = self.st.read_link("subjects", where=("key", hashes(texts)))
-        parts = [found] if found is not None else []
-        return known_subjects([*parts, *([self.table] if self.table is not None else [])],
-                              len(parts))
-
-    def lacking(self, seen: pa.Table | None) -> pa.Table:
-        """The rows of ``seen`` (the parses known and new this pass) that
-        ``link/subjects`` lacks."""
-        if seen is None:
-            return subject_parses([])
-        if self.st is None:
-            return seen.slice(self.stored)
-        keys = hashes(seen.column("subject"))
-        have = self.st.read_link("subjects", columns=["key"], where=("key", keys))
-        assert have is not None
-        return seen.filter(pa.array(~in_sorted(keys, np.unique(numpy(have.column("key"))))))
-
-
-def _known_subjects(st: Store, few: int | None = None) -> Known:
-    """The parses of the current parser a pass knows, each subject once: ``Known``;
-    with ``few`` (the subjects a pass over some messages parses, about), only the
-    workers' read, and the stored ones parsed again when that costs less than reading
-    them, else looked up by the subjects asked for when there are more than
-    ``READ_WHOLE`` (memory: 280 bytes each).  A chunk whose messages were all stored before (or that
-    crashed) adds subjects no message has: a cache keyed by the subject's text, so they
-    are only never looked up."""
-    paths = [path for path, _ in st.link_files("subjects")]
-    staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
-    if few is not None and paths:
-        metas = [pq.read_metadata(p, filesystem=st.fs) for p in paths]
-        version = parser_version().encode()
-        stored_rows = sum(m.num_rows for m in metas)
-        if all("key" in m.schema.names and (m.schema.to_arrow_schema().metadata or {})
-               .get(b"parser") == version for m in metas) \
-                and (few * PARSE_COST < stored_rows or stored_rows > READ_WHOLE):
-            return Known(known_subjects(staged), 0, st, few * PARSE_COST < stored_rows)
-    files = [pq.read_table(path, filesystem=st.fs) for path in paths]
-    stored = known_subjects(files, len(files))
-    known = known_subjects([*([stored] if stored is not None else []), *staged],
-                           int(stored is not None)) if staged else stored
-    return Known(known, len(stored) if stored is not None else 0)
-
-
 def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | None:
     """What an incremental pass re-links, and the subjects known (``_known_subjects``);
     None when a full pass is due."""
@@ -346,7 +279,7 @@ def _incremental_plan(st: Store, info: dict[str, Any]) -> tuple[Plan, Known] | N
             return None
     # each part read once: the new ones, the stored components they touch, and more
     read = [Rows(st, at=dict.fromkeys(new_parts))]
-    known = _known_subjects(st, RELINKED * read[0].read(["uid"]).num_rows)
+    known = known_parses(st, RELINKED * read[0].read(["uid"]).num_rows)
 
     def statuses(at: Places) -> MessageKeys:
         read.append(read[-1].widened(at))

@@ -38,6 +38,7 @@ from mlx.link.incremental import (
     message_keys,
     old_thread_refs,
 )
+from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, subject_keys
 from mlx.link.patch_columns import (
     BATCH,
     KIND_FACTS,
@@ -53,9 +54,6 @@ from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
 
 # what the components are found from, read a part at a time
 SCAN = ["uid", "message_id", "thread_refs", "date", "subject", "from_addr", *KIND_FACTS]
-# rows per row group of link/subjects: a batch, or a pass looking subjects up by key,
-# reads only the groups holding its own
-SUBJECT_GROUP = 8192
 
 
 def message_count(st: Store) -> int:
@@ -183,9 +181,10 @@ class SubjectFile:
         self._parse()
         self.writer.close()
         self.st.fs.mv(self.path + ".tmp", self.path)
+        keys = np.concatenate([*self.keys, np.zeros(0, dtype=np.int64)])
+        self.st.write_link("subject-keys", subject_keys(keys), row_group=KEY_GROUP)
         none = key_columns(_parsed([parse_subject(None)]))
-        return (np.concatenate([*self.keys, np.zeros(0, dtype=np.int64)]),
-                pa.concat_tables([*self.columns, none]).combine_chunks())
+        return keys, pa.concat_tables([*self.columns, none]).combine_chunks()
 
 
 @dataclass

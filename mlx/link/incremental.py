@@ -80,9 +80,9 @@ def link_version() -> str:
 def _link_code() -> str:
     from mlx import link
     from mlx.analyse import claims
-    from mlx.link import batches, columns, incremental
+    from mlx.link import batches, columns, incremental, known
     h = hashlib.sha1(usedforsecurity=False)
-    for module in (link, batches, columns, patch_columns, incremental, claims):
+    for module in (link, batches, columns, known, patch_columns, incremental, claims):
         h.update(inspect.getsource(module).encode())
     h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes
     return h.hexdigest()[:16]
