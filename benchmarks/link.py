@@ -129,16 +129,30 @@ def fresh_copy(store: str, work: str, name: str) -> str:
     return out
 
 
+# the tables a user reads, and the columns their rows are ordered by to compare them (a
+# pass in batches writes them in another order); keys, index and subjects are the
+# link pass's own lookups, which other revisions lay out differently
+COMPARED = {"messages": ["uid"], "threads": ["thread_id"], "patches": ["uid"],
+            "reports": ["uid"], "claims": None}
+
+
+def _sorted(path: str, by: list[str] | None) -> pa.Table:
+    table = pq.read_table(path)
+    by = by or [c for c in table.column_names if not pa.types.is_list(table.schema.field(c).type)
+                and not pa.types.is_struct(table.schema.field(c).type)]
+    return table.take(pc.sort_indices(table, [(c, "ascending") for c in by]))
+
+
 def table_differences(a: str, b: str) -> dict[str, list[str]]:
-    """For every table of ``link/``: the columns (and row counts) that differ."""
+    """For every table a user reads of ``link/``: the columns (and row counts) that
+    differ, rows compared in order of their keys."""
     out = {}
-    for path in sorted(glob.glob(os.path.join(a, "link", "*.parquet"))):
-        name = os.path.basename(path)[:-len(".parquet")]
-        other = os.path.join(b, "link", f"{name}.parquet")
-        if not os.path.exists(other):
+    for name, by in COMPARED.items():
+        path, other = (os.path.join(d, "link", f"{name}.parquet") for d in (a, b))
+        if not os.path.exists(path) or not os.path.exists(other):
             out[name] = ["missing"]
             continue
-        x, y = pq.read_table(path), pq.read_table(other)
+        x, y = _sorted(path, by), _sorted(other, by)
         if x.num_rows != y.num_rows or x.schema != y.schema:
             out[name] = [f"rows {x.num_rows} vs {y.num_rows}, or schema"]
             continue

@@ -523,7 +523,8 @@ class Store:
             return pa.array(in_sorted(keys.to_numpy(), values))
         with self.fs.open(path, "rb") as fh:
             pf = pq.ParquetFile(fh, pre_buffer=False)
-            at = pf.schema_arrow.get_field_index(column)
+            at = [pf.metadata.schema.column(i).path
+                  for i in range(pf.metadata.num_columns)].index(column)  # a leaf's place
             read = columns if columns is None or column in columns else [*columns, column]
             tables = []
             for g in range(pf.num_row_groups if len(values) else 0):

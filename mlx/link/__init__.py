@@ -208,7 +208,8 @@ def _pass(st: Store, rows: Rows, out: LinkWriter, comp_base: int,
     known = parsed if parsed is not None else known_parses(st)
     parses, seen = (pre.subjects, pre.seen) if pre is not None else _parsed(rows, known)
     if not batch and out.gen == 0:
-        if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)):
+        if seen is not None and (seen is not known.table or st.part_paths(SUBJECT_PARSES)
+                                 or not st.link_path("subject-keys")):  # (an older pass's)
             # the next pass parses only new ones
             write_subjects(st.write_link, seen)
     elif not batch:  # only what the stored parses lack

@@ -9,12 +9,15 @@ its own messages.
 To find the components, ``component_batches`` reads the store once, a part at a
 time, and keeps of each message only what its keys are made of, as 64-bit hashes and
 small integers (about 100 bytes): its Message-ID and refs, date, sender, the hash of
-its subject and the facts that make it a patch.  The subjects' parses stream into a
+its subject and the facts that make it a patch (and its uid, for the order of
+duplicate Message-IDs).  The subjects' parses stream into a
 new ``link/subjects`` (the stored ones of this parser, the workers' since, and those
 parsed here, each subject once), each reduced to its ``key_columns``; then
 ``message_keys`` and ``components`` run on those as on a pass's own.  Ids and subjects
-are told apart by their hashes: two that collide would only join components (a
-subject's parse is matched again by its text in each batch).
+are told apart by their 64-bit hashes here, as the keys an incremental pass stores
+are: two of a store's million texts colliding (odds about 1e-8) could join two
+components, or give one subject another's parse in the scan and so miss a join; each
+batch then links from the texts themselves.
 """
 
 from __future__ import annotations
@@ -110,10 +113,35 @@ class Scan:
         self.row.append(np.arange(n, dtype=np.int32))
 
 
+class KeySet:
+    """A growing set of 64-bit keys: a sorted array, and the keys added since in a set,
+    merged into the array once they are many (a sort per part added would cost as much
+    as the store has parts)."""
+
+    MERGE = 65_536
+
+    def __init__(self) -> None:
+        self.sorted = np.zeros(0, dtype=np.int64)
+        self.recent: set[int] = set()
+
+    def add(self, keys: np.ndarray) -> None:
+        self.recent.update(keys.tolist())
+        if len(self.recent) > self.MERGE:
+            self.sorted = np.union1d(self.sorted, np.fromiter(self.recent, np.int64))
+            self.recent = set()
+
+    def has(self, values: np.ndarray) -> np.ndarray:
+        out = in_sorted(values, self.sorted)
+        if self.recent:
+            out |= np.fromiter((v in self.recent for v in values.tolist()), bool, len(values))
+        return out
+
+
 class SubjectFile:
     """``link/subjects`` written again as a stream: the stored parses of this parser,
     the workers' since and the subjects ``need`` finds unparsed, each subject (by the
-    hash of its text) once; of each, its ``key`` and ``key_columns`` kept."""
+    hash of its text) once, in row groups of ``SUBJECT_GROUP``; of each, its ``key`` and
+    ``key_columns`` kept."""
 
     def __init__(self, st: Store) -> None:
         self.st = st
@@ -122,9 +150,10 @@ class SubjectFile:
         st.fs.makedirs(st._at("link"), exist_ok=True)
         self.writer = pq.ParquetWriter(self.path + ".tmp", schema, compression="zstd",
                                        filesystem=st.fs)
-        self.known = np.zeros(0, dtype=np.int64)  # sorted
+        self.known = KeySet()
         self.keys: list[np.ndarray] = []  # in the file's order
         self.columns: list[pa.Table] = []
+        self.unwritten: list[pa.Table] = []  # rows short of a row group
         self.pending: dict[int, str] = {}  # to parse: hash -> text
         version = parser_version().encode()
         if st.fs.exists(self.path):
@@ -144,24 +173,33 @@ class SubjectFile:
         keys = numpy(table.column("key"), 0)
         first = np.zeros(len(keys), dtype=bool)
         first[np.unique(keys, return_index=True)[1]] = True
-        keep = first & ~in_sorted(keys, self.known)
+        keep = first & ~self.known.has(keys)
         if not keep.all():
             table, keys = table.filter(pa.array(keep)), keys[keep]
         if not len(keys):
             return
         table = table.select(self.writer.schema.names).cast(self.writer.schema)
-        for start in range(0, len(table), SUBJECT_GROUP):
-            self.writer.write_table(table.slice(start, SUBJECT_GROUP))
+        self._write(table)
         self.keys.append(keys)
         self.columns.append(key_columns(table))
-        self.known = np.sort(np.concatenate((self.known, keys)))
+        self.known.add(keys)
+
+    def _write(self, table: pa.Table | None) -> None:
+        """Rows to the file in whole row groups (None: the last ones too)."""
+        if table is not None:
+            self.unwritten.append(table)
+        rows = sum(t.num_rows for t in self.unwritten)
+        if rows >= SUBJECT_GROUP or (table is None and rows):
+            whole = pa.concat_tables(self.unwritten).combine_chunks()
+            cut = rows if table is None else rows - rows % SUBJECT_GROUP
+            self.writer.write_table(whole.slice(0, cut), row_group_size=SUBJECT_GROUP)
+            self.unwritten = [whole.slice(cut)] if cut < rows else []
 
     def need(self, subject: pa.ChunkedArray | pa.Array) -> np.ndarray:
         """The hash of each subject's text; those not parsed yet are parsed, a batch at a
         time."""
         h = hashes(subject)
-        new = np.flatnonzero(~in_sorted(h, self.known) & numpy(pc.is_valid(subject), None,
-                                                                bool))
+        new = np.flatnonzero(~self.known.has(h) & numpy(pc.is_valid(subject), None, bool))
         if len(new):
             for key, text in zip(h[new].tolist(), subject.take(pa.array(new)).to_pylist(),
                                  strict=True):
@@ -179,10 +217,13 @@ class SubjectFile:
         """Put the file in place; (the key of each of its rows, their key columns, with
         one more row: a missing subject's)."""
         self._parse()
+        self._write(None)
         self.writer.close()
-        self.st.fs.mv(self.path + ".tmp", self.path)
         keys = np.concatenate([*self.keys, np.zeros(0, dtype=np.int64)])
+        # the keys first: a crash between the two leaves keys of rows the file lacks,
+        # which a lookup skips (Known._stored)
         self.st.write_link("subject-keys", subject_keys(keys), row_group=KEY_GROUP)
+        self.st.fs.mv(self.path + ".tmp", self.path)
         none = key_columns(_parsed([parse_subject(None)]))
         return keys, pa.concat_tables([*self.columns, none]).combine_chunks()
 
@@ -235,7 +276,8 @@ class Batches:
 def component_batches(st: Store, limit: int) -> Batches:
     """The store's messages read once for their keys, their components found, and the
     components grouped in store order into batches of about ``limit`` messages (a
-    component is never split; one larger than ``limit`` is a batch of its own); writes
+    component is never split: a batch takes every component that starts within its
+    ``limit`` messages, so a large one makes its batch larger); writes
     ``link/subjects``."""
     paths = st.part_paths("messages")
     subjects = SubjectFile(st)

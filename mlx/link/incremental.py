@@ -84,7 +84,9 @@ def _link_code() -> str:
     h = hashlib.sha1(usedforsecurity=False)
     for module in (link, batches, columns, known, patch_columns, incremental, claims):
         h.update(inspect.getsource(module).encode())
-    h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes
+    h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes,
+    import pandas  # which pandas' hash_array makes
+    h.update(pandas.__version__.encode())
     return h.hexdigest()[:16]
 
 

@@ -42,8 +42,9 @@ def write_subjects(write: Callable[..., Any], parses: pa.Table) -> None:
     """``parses`` (``subject_parses`` rows) as a file of ``link/subjects`` and its
     ``link/subject-keys``, through ``write`` (``Store.write_link`` or a LinkWriter's)."""
     table = keyed_parses(parses)
-    write("subjects", table, row_group=SUBJECT_GROUP)
+    # the keys first: after a crash between the two, a lookup skips rows the file lacks
     write("subject-keys", subject_keys(numpy(table.column("key"), 0)), row_group=KEY_GROUP)
+    write("subjects", table, row_group=SUBJECT_GROUP)
 
 
 @dataclass
@@ -52,19 +53,20 @@ class Known:
     those of ``link/subjects`` and the workers' since (``stored``: how many rows of
     ``table`` are the first); or, for an incremental pass (``st``), the workers' and,
     looked up by the hashes of the subjects asked for, the stored rows that have them,
-    unless they are so few that parsing them ``again`` costs less."""
+    unless they are so few that parsing them again costs less (of ``stored_rows``)."""
 
     table: pa.Table | None
     stored: int
     st: Store | None = None  # the store whose link/subjects to look subjects up in
-    again: bool = False  # with ``st``: parse the stored subjects again, not look them up
+    stored_rows: int = 0
 
     def for_subjects(self, subject: pa.ChunkedArray) -> pa.Table | None:
         """The parses known of ``subject``'s texts (and maybe others)."""
-        if self.st is None or self.again:
-            return self.table
+        texts = pc.unique(subject.drop_null())
+        if self.st is None or len(texts) * PARSE_COST < self.stored_rows:
+            return self.table  # the stored ones parsed again
         found = [self._stored(path, rows) for path, rows in
-                 self._where(hashes(pc.unique(subject.drop_null())), ["key", "row"])]
+                 self._where(hashes(texts), ["key", "row"])]
         return known_subjects([*found, *([self.table] if self.table is not None else [])],
                               len(found))
 
@@ -96,6 +98,7 @@ class Known:
             pf = pq.ParquetFile(fh, pre_buffer=False)
             bounds = np.cumsum([0] + [pf.metadata.row_group(g).num_rows
                                       for g in range(pf.num_row_groups)])
+            rows = rows[rows < bounds[-1]]  # keys written, their rows not (a crash)
             groups = np.unique(np.searchsorted(bounds, rows, "right") - 1).tolist()
             read = pf.read_row_groups(groups, use_threads=False) if groups else \
                 pf.schema_arrow.empty_table()
@@ -107,12 +110,12 @@ class Known:
 
 def known_parses(st: Store, few: int | None = None) -> Known:
     """The parses of the current parser a pass knows, each subject once: ``Known``;
-    with ``few`` (the subjects a pass over some messages parses, about), only the
-    workers' read, and the stored ones parsed again when that costs less than reading
-    them, else looked up by the subjects asked for when there are more than
-    ``READ_WHOLE`` (memory: 280 bytes each).  A chunk whose messages were all stored
-    before (or that crashed) adds subjects no message has: a cache keyed by the
-    subject's text, so they are only never looked up."""
+    with ``few`` (the subjects a pass over some messages parses, about), unless the
+    stored ones are few enough to read whole (``READ_WHOLE``) and more than parsing
+    ``few`` again would cost, only the workers' are read: the stored ones are looked up
+    by the subjects asked for, or parsed again (``Known.for_subjects``).  A chunk whose
+    messages were all stored before (or that crashed) adds subjects no message has: a
+    cache keyed by the subject's text, so they are only never looked up."""
     paths = [path for path, _ in st.link_files("subjects")]
     staged = [st.read_part(p) for p in st.part_paths(SUBJECT_PARSES)]
     if few is not None and paths and len(st.link_files("subject-keys")) == len(paths):
@@ -122,7 +125,7 @@ def known_parses(st: Store, few: int | None = None) -> Known:
         if all("key" in m.schema.names and (m.schema.to_arrow_schema().metadata or {})
                .get(b"parser") == version for m in metas) \
                 and (few * PARSE_COST < stored_rows or stored_rows > READ_WHOLE):
-            return Known(known_subjects(staged), 0, st, few * PARSE_COST < stored_rows)
+            return Known(known_subjects(staged), 0, st, stored_rows)
     files = [pq.read_table(path, filesystem=st.fs) for path in paths]
     stored = known_subjects(files, len(files))
     known = known_subjects([*([stored] if stored is not None else []), *staged],
