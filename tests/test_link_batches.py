@@ -151,3 +151,21 @@ def test_batches_hold_whole_components(tmp_path: Path) -> None:
                     for s in st.read_part(path, ["subject"]).column("subject")
                     .take(rows).to_pylist() if s is not None}
         assert set(parses.column("subject").to_pylist()) == subjects
+
+
+def test_key_set_merges_its_recent_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys added stay found once merged into the sorted array, added again or not."""
+    monkeypatch.setattr(batches.KeySet, "MERGE", 50)
+    rng = np.random.default_rng(7)
+    keys, seen = batches.KeySet(), set()
+    for i in range(30):
+        add = rng.integers(-2**63, 2**63 - 1, size=int(rng.integers(1, 120)), dtype=np.int64)
+        if i % 3 == 0 and seen:  # some known again
+            add = np.concatenate([add, np.array(sorted(seen)[:20], dtype=np.int64)])
+        keys.add(add)
+        seen.update(add.tolist())
+        asked = np.concatenate([add[:10], rng.integers(-2**63, 2**63 - 1, size=50,
+                                                       dtype=np.int64)])
+        assert keys.has(asked).tolist() == [v in seen for v in asked.tolist()]
+    assert len(keys.sorted) > 0 and (np.diff(keys.sorted) > 0).all()
+    assert set(keys.sorted.tolist()) | keys.recent == seen

@@ -127,7 +127,10 @@ class KeySet:
     def add(self, keys: np.ndarray) -> None:
         self.recent.update(keys.tolist())
         if len(self.recent) > self.MERGE:
-            self.sorted = np.union1d(self.sorted, np.fromiter(self.recent, np.int64))
+            recent = np.sort(np.fromiter(self.recent, np.int64, len(self.recent)))
+            recent = recent[~in_sorted(recent, self.sorted)]
+            # a merge of two sorted arrays (np.union1d hashes and sorts the whole union)
+            self.sorted = np.insert(self.sorted, np.searchsorted(self.sorted, recent), recent)
             self.recent = set()
 
     def has(self, values: np.ndarray) -> np.ndarray:
