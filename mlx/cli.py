@@ -231,28 +231,37 @@ def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[
     if c.empty:
         click.echo("no claims", err=True)
         return
+    click.echo("\n".join(claim_lines(c)))
+
+
+def claim_lines(c: Any) -> list[str]:
+    """The claims of frame ``c`` as text, under their patch titles in the order each
+    title's first claim comes; where a title's claims come from more than one version
+    of the patch, each line starts with its version."""
     import pandas as pd
     titles = c.title.fillna("(no patch)")
-    groups = pd.factorize(titles)[0]  # patches in the order their first claim comes
+    groups = pd.factorize(titles)[0]
+    order = groups.argsort(kind="stable")
+    versions = c.version.groupby(titles).nunique()
     lines: list[str] = []
     last = None
-    for title, r in zip(titles.iloc[groups.argsort(kind="stable")],
-                        c.iloc[groups.argsort(kind="stable")].itertuples(), strict=True):
+    for title, r in zip(titles.iloc[order], c.iloc[order].itertuples(), strict=True):
         if title != last:
             lines.append(f"\n{title}")
             last = title
+        version = f"v{r.version} " if versions[title] > 1 and pd.notna(r.version) else ""
         if r.kind == "measured":
             what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
                               if isinstance(x, str))
             said = r.verdict if isinstance(r.verdict, str) else "no verdict"
-            lines.append(f"  {what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
+            lines.append(f"  {version}{what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
                          f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
                          f"({r.delta_pct:+.1f}%) {said}")
         else:
             pct = f" ({r.stated_pct:+.1f}%)" if isinstance(r.stated_pct, float) and \
                 r.stated_pct == r.stated_pct else ""
-            lines.append(f"  [{r.kind}] {r.statement}{pct}")
-    click.echo("\n".join(lines))
+            lines.append(f"  {version}[{r.kind}] {r.statement}{pct}")
+    return lines
 
 
 @main.command()

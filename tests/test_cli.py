@@ -95,3 +95,31 @@ def test_progress_on_a_terminal(tmp_path: Path) -> None:
         assert proc.returncode == 0, said.decode(errors="replace")[-2000:]
         assert b"Traceback" not in said
     assert b"patch pages" in said or (tmp_path / "r" / "index.html").exists()
+
+
+def test_claim_lines_name_the_version_where_a_title_has_several() -> None:
+    import pandas as pd
+
+    from mlx.cli import claim_lines
+    measured = {"kind": "measured", "tool": "iperf3", "test": "tcp", "side": "receiver",
+                "section": None, "baseline_label": "without", "baseline_value": 240.0,
+                "patched_label": "with", "patched_value": 390.0, "unit_norm": "Mbit/s",
+                "delta_pct": 62.5, "verdict": "improvement", "statement": None,
+                "stated_pct": None}
+    prose = {**measured, "kind": "prose", "statement": "It is faster.", "stated_pct": 7.0}
+    c = pd.DataFrame([
+        {**measured, "title": "sdio: napi on RX", "version": 1},
+        {**measured, "title": "sdio: napi on RX", "version": 2},
+        {**prose, "title": "tcp: one version", "version": 3},
+        {**prose, "title": "sdio: napi on RX", "version": None},
+        {**prose, "title": None, "version": None}])
+    c["version"] = c.version.astype("Int64")
+    assert claim_lines(c) == [
+        "\nsdio: napi on RX",
+        "  v1 iperf3 / tcp / receiver: without 240.00 -> with 390.00 Mbit/s (+62.5%) improvement",
+        "  v2 iperf3 / tcp / receiver: without 240.00 -> with 390.00 Mbit/s (+62.5%) improvement",
+        "  [prose] It is faster. (+7.0%)",
+        "\ntcp: one version",
+        "  [prose] It is faster. (+7.0%)",
+        "\n(no patch)",
+        "  [prose] It is faster. (+7.0%)"]
