@@ -208,3 +208,26 @@ def test_build_claims_of_messages_with_nothing_to_claim() -> None:
     out = build_claims(Empty())
     assert list(out.columns) == COLUMNS
     assert out.empty
+
+
+def test_usable_rows_prefer_a_runs_sum_to_its_streams() -> None:
+    from mlx.analyse.claims import _usable
+
+    def row(label: str, stream: str | None, value: float, **more: object) -> dict:
+        return {"uid": "u1", "tool": "iperf3", "test": "tcp", "metric": "throughput",
+                "side": "receiver", "stream": stream, "section": None, "config": None,
+                "label": label, "condition": None, "value_norm": value, "quoted": False,
+                "is_summary": True, **more}
+    rows = pd.DataFrame([
+        row("before", "5", 40.0), row("before", "7", 45.0), row("before", "SUM", 85.0),
+        row("after", "5", 50.0), row("after", "7", 52.0),  # a run without [SUM]
+        row("after", None, 9.0, is_summary=False),  # an interval line
+        row("after", None, 8.0, quoted=True), row("after", None, None)])
+    usable = _usable(rows)
+    assert usable.value_norm.tolist() == [85.0, 50.0, 52.0]
+    # columns the pairing reads exist, missing values as None
+    assert usable.statistic.tolist() == [None] * 3 and usable.pair.tolist() == [None] * 3
+    assert usable.line.tolist() == [""] * 3
+    # no stream rows at all: every summary row with a value stays
+    assert _usable(rows[rows.stream.isna()]).value_norm.tolist() == []
+    assert _usable(pd.DataFrame([row("x", None, 1.0)])).value_norm.tolist() == [1.0]

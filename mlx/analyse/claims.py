@@ -153,26 +153,31 @@ def reverdict(claims: pd.DataFrame, noise_pct: float) -> pd.DataFrame:
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
     """Own (unquoted) summary rows with a value, and a run's ``[SUM]`` rows rather than
     its streams where it has them."""
-    r = results[~results.quoted.astype(bool) & results.value_norm.notna()].copy()
+    r = results[~results.quoted.astype(bool) & results.value_norm.notna()
+                & results.is_summary.astype(bool)]  # interval lines are no result of a run
     if "statistic" in r.columns:
         r = r[~r.statistic.isin(NOT_CLAIMED)]
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
         r = r[~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
                 & r.metric.isin(["latency", "loss"]))]
+    r = r.copy()
     if "pair" not in r.columns:
         r["pair"] = None
-    for col in KEY + ["label", "condition", "pair", "command"]:
+    named = KEY + ["label", "condition", "pair", "command"]
+    for col in named:
         if col not in r.columns:
             r[col] = None
-        r[col] = r[col].astype(object).where(r[col].notna(), None)
+    as_objects = r[named].astype(object)  # missing values as None, one block for all
+    r[named] = as_objects.where(as_objects.notna(), None)
     if "line" not in r.columns:
         r["line"] = ""
-    r = r[r.is_summary.astype(bool)]  # interval lines are no result of a run
+    is_sum = (r.stream == "SUM").astype(bool)
+    if not (r.stream.notna() & ~is_sum).any():  # no stream rows: nothing to drop
+        return r
     run = ["uid", "label", "tool", "side", "metric", "section", "config", "command"]
-    r["is_sum"] = (r.stream == "SUM").astype(bool)
-    has_sum = r.groupby(run, dropna=False).is_sum.transform("any").astype(bool)
-    return r[r.is_sum | r.stream.isna() | ~has_sum].drop(columns="is_sum")
+    has_sum = is_sum.groupby([r[c] for c in run], dropna=False).transform("any").astype(bool)
+    return r[is_sum | r.stream.isna() | ~has_sum]
 
 
 def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
