@@ -428,6 +428,35 @@ def test_sql_and_stored_claims(tmp_path: Path) -> None:
         assert list(stored.verdict.astype(str)) == list(fresh.verdict.astype(str))
     with pytest.raises(MlxError, match="^SQL: "):
         archive.sql("select nope from results")
+    with pytest.raises(MlxError, match=r"^SQL: .*nope.* \(tables: messages, errors, results, "
+                                       r"hardware, statements, threads, patches, reports, "
+                                       r"claims\)$"):
+        archive.sql("select * from nope")
+
+
+def test_sql_sets_up_only_the_views_a_query_names(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view binds by reading every part's footer: a query of the claims lists no part,
+    one of the messages lists only theirs (and joins the link columns)."""
+    store = str(tmp_path / "s")
+    mlx.ingest([str(ROOT / "data")], store=store, workers=1)
+    archive = mlx.load(store)
+    n_claims, threaded = len(archive.claims), archive.headers.thread_id.notna().sum()
+    listed: list[str] = []
+    real = archive.store.part_paths
+
+    def spy(table: str) -> list[str]:
+        listed.append(table)
+        return real(table)
+    monkeypatch.setattr(archive.store, "part_paths", spy)
+    assert archive.sql("SELECT count(*) AS n FROM Claims").n[0] == n_claims
+    assert listed == []
+    got = archive.sql("select count(thread_id) as n from messages")
+    assert got.n[0] == threaded > 0
+    assert listed == ["messages"]
+    listed.clear()
+    archive.sql("select count(*) from results r join statements s using (uid)")
+    assert sorted(listed) == ["results", "statements"]
 
 
 def test_no_duckdb_connection_outlives_its_query(tmp_path: Path) -> None:
