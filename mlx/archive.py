@@ -37,6 +37,7 @@ LINK_TABLES = {"threads": schema.THREADS, "patches": schema.PATCHES, "reports": 
                "claims": schema.CLAIMS, "links": schema.LINKS}
 EXTRACTED = ("results", "hardware", "statements")  # rows of a message: they get its patch_id
 TABLE_NAMES = [*PART_TABLES, *(n for n in LINK_TABLES if n != "links")]  # the SQL views
+VIEW_NAMES = {*PART_TABLES, *(f"{n}_parts" for n in PART_TABLES), *LINK_TABLES}
 
 
 class Archive:
@@ -239,11 +240,11 @@ class Archive:
         con = self._duckdb(query)
         try:
             return con.execute(query).df()
-        except duckdb.CatalogException as exc:
-            raise MlxError(f"SQL: {str(exc).splitlines()[0]} (tables: "
-                           f"{', '.join(TABLE_NAMES)})") from None
         except duckdb.Error as exc:
-            raise MlxError(f"SQL: {str(exc).splitlines()[0]}") from None
+            said = str(exc).splitlines()[0]
+            if isinstance(exc, duckdb.CatalogException) and "Table with name" in said:
+                said += f" (tables: {', '.join(TABLE_NAMES)})"
+            raise MlxError(f"SQL: {said}") from None
         finally:
             # no connection outlives its query: a process forked later (the ingest
             # workers) would destroy its copy and crash
@@ -251,11 +252,14 @@ class Archive:
 
     def _duckdb(self, query: str | None = None) -> Any:
         """A new DuckDB connection with the views of the store's tables that ``query``
-        names (all without one).  A view lists its parts now and DuckDB reads every
-        part's footer to bind it (about 1.3 s for the four part tables at 1.09M
-        messages), so a query of the claims sets up no view of the parts."""
+        names (all when it names none: ``SHOW TABLES``).  A view lists its parts now
+        and DuckDB reads every part's footer to bind it (about 1.3 s for the four part
+        tables at 1.09M messages), so a query of the claims sets up no view of the
+        parts."""
         import duckdb
         words = None if query is None else set(re.findall(r"\w+", query.lower()))
+        if words is not None and not words & VIEW_NAMES:
+            words = None
 
         def named(*names: str) -> bool:
             return words is None or any(n in words for n in names)

@@ -234,6 +234,11 @@ def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[
     click.echo("\n".join(claim_lines(c)))
 
 
+def _number(value: Any) -> Any:
+    """A version as it was written: 2, not 2.0 (a float column's)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def claim_lines(c: Any) -> list[str]:
     """The claims of frame ``c`` as text, under their patch titles in the order each
     title's first claim comes; where a title's claims come from more than one version
@@ -249,7 +254,8 @@ def claim_lines(c: Any) -> list[str]:
         if title != last:
             lines.append(f"\n{title}")
             last = title
-        version = f"v{r.version} " if versions[title] > 1 and pd.notna(r.version) else ""
+        version = f"v{_number(r.version)} " if versions[title] > 1 and pd.notna(r.version) \
+            else ""
         if r.kind == "measured":
             what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
                               if isinstance(x, str))

@@ -432,6 +432,8 @@ def test_sql_and_stored_claims(tmp_path: Path) -> None:
                                        r"hardware, statements, threads, patches, reports, "
                                        r"claims\)$"):
         archive.sql("select * from nope")
+    with pytest.raises(MlxError, match=r"^SQL: [^(]*$"):  # no table list for a function
+        archive.sql("select nope(1)")
 
 
 def test_sql_sets_up_only_the_views_a_query_names(tmp_path: Path,
@@ -457,6 +459,9 @@ def test_sql_sets_up_only_the_views_a_query_names(tmp_path: Path,
     listed.clear()
     archive.sql("select count(*) from results r join statements s using (uid)")
     assert sorted(listed) == ["results", "statements"]
+    # a query that names no table (how a user finds them) sees every view
+    shown = set(archive.sql("SHOW TABLES").name)
+    assert {"messages", "results", "claims", "threads", "patches"} <= shown
 
 
 def test_no_duckdb_connection_outlives_its_query(tmp_path: Path) -> None:

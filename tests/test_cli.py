@@ -123,3 +123,5 @@ def test_claim_lines_name_the_version_where_a_title_has_several() -> None:
         "  [prose] It is faster. (+7.0%)",
         "\n(no patch)",
         "  [prose] It is faster. (+7.0%)"]
+    c["version"] = [1.0, 2.0, None, None, None]  # a float column prints as written
+    assert claim_lines(c)[1].startswith("  v1 iperf3")

@@ -153,15 +153,14 @@ def reverdict(claims: pd.DataFrame, noise_pct: float) -> pd.DataFrame:
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
     """Own (unquoted) summary rows with a value, and a run's ``[SUM]`` rows rather than
     its streams where it has them."""
-    r = results[~results.quoted.astype(bool) & results.value_norm.notna()
-                & results.is_summary.astype(bool)]  # interval lines are no result of a run
+    r = results[~results.quoted.astype(bool) & results.value_norm.notna()]
     if "statistic" in r.columns:
         r = r[~r.statistic.isin(NOT_CLAIMED)]
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
         r = r[~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
                 & r.metric.isin(["latency", "loss"]))]
-    r = r.copy()
+    r = r[r.is_summary.astype(bool)].copy()  # interval lines are no result of a run
     if "pair" not in r.columns:
         r["pair"] = None
     named = KEY + ["label", "condition", "pair", "command"]
