@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from mlx import schema
 from mlx.errors import MlxError
-from mlx.store import Store
+from mlx.store import Store, read_as
 
 if TYPE_CHECKING:  # pandas is imported on first use: workers and the CLI start faster
     import pandas as pd
@@ -297,25 +297,33 @@ class Archive:
             for path, dead in files)
 
     def dask(self, name: str) -> Any:
-        """A ``dask.dataframe`` over the Parquet parts of one table (for a cluster)."""
+        """A ``dask.dataframe`` over the Parquet parts of one table (for a cluster), each
+        part read as the table's schema: every column the store's schema has, null where
+        a part written by an older mlx lacks one (``table(name)`` adds the link columns:
+        ``patch_id`` to the extracted tables, the thread and patch to ``messages``)."""
         try:
             import dask.dataframe as dd
         except ImportError:
             raise MlxError("dask is not installed; pip install 'mlx-mailarchive[dask]'") \
                 from None
+        if name not in PART_TABLES and name not in LINK_TABLES:
+            raise MlxError(f"no table {name!r}; tables: "
+                           f"{', '.join([*PART_TABLES, *LINK_TABLES])}")
+        table_schema = PART_TABLES.get(name) or LINK_TABLES[name]
         if name in LINK_TABLES:
             stored = "messages" if name == "links" else name
             files = self.store.link_files(stored)
             if any(dead for _, dead in files):  # deltas in force: the live rows
                 table = self.store.read_link(stored)
                 assert table is not None
-                return dd.from_pandas(table.to_pandas(), npartitions=len(files))
+                return dd.from_pandas(_to_pandas(table), npartitions=len(files))
             parts = [path for path, _ in files]
         else:
             parts = self.store.part_paths(name)
         if not parts:
             raise MlxError(f"{self.path}: no {name} parts to read")
-        return dd.read_parquet(parts, filesystem=self.store.fs)
+        return dd.from_map(part_frame, parts, fs=self.store.fs, table_schema=table_schema,
+                           meta=_to_pandas(table_schema.empty_table()))
 
     # ------------------------------------------------------------------ plots
 
@@ -347,6 +355,16 @@ def _quote(name: str) -> str:
 
 def _list(paths: list[str]) -> str:
     return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def part_frame(path: str, fs: Any, table_schema: pa.Schema,
+               columns: list[str] | None = None) -> pd.DataFrame:
+    """One part of a table as a pandas frame of the table's schema (a column the part
+    lacks as nulls), only ``columns`` when dask asks for some: what ``Archive.dask`` maps
+    over the parts."""
+    want = table_schema if columns is None else \
+        pa.schema([table_schema.field(c) for c in columns])
+    return _to_pandas(read_as(fs, path, want))
 
 
 def _empty_select(table_schema: pa.Schema) -> str:

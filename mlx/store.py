@@ -144,6 +144,27 @@ def in_threads(read: Callable[[Any], pa.Table], items: Iterable[Any]) -> list[pa
         return list(pool.map(read, items))
 
 
+def read_as(fs: fsspec.AbstractFileSystem, path: str, want: pa.Schema,
+            uids: pa.Array | None = None) -> pa.Table:
+    """One part with the columns of ``want`` (null where the part lacks one); with
+    ``uids``, only their rows (the other columns read only when the part has one)."""
+    with fs.open(path, "rb") as fh:
+        pf = pq.ParquetFile(fh, pre_buffer=False)
+        have = set(pf.schema_arrow.names)
+        names = [f.name for f in want if f.name in have]
+        if uids is None:
+            data = pf.read(columns=names, use_threads=False)
+        else:
+            hit = pc.is_in(pf.read(columns=["uid"], use_threads=False).column("uid"),
+                           value_set=uids)
+            rows = pc.indices_nonzero(hit)
+            data = pf.read(columns=names, use_threads=False).take(rows) if len(rows) \
+                else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
+    cols = [data.column(f.name).cast(f.type) if f.name in have
+            else pa.nulls(len(data), f.type) for f in want]
+    return pa.Table.from_arrays(cols, schema=want)
+
+
 def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table,
                   row_group: int | None = None) -> None:
     """Write under a temporary name, then rename: readers never see half a file."""
@@ -404,23 +425,7 @@ class Store:
         return pa.concat_tables(tables) if tables else empty(want)
 
     def _read_as(self, path: str, want: pa.Schema, uids: pa.Array | None = None) -> pa.Table:
-        """One part with the columns of ``want`` (null where the part lacks one); with
-        ``uids``, only their rows (the other columns read only when the part has one)."""
-        with self.fs.open(path, "rb") as fh:
-            pf = pq.ParquetFile(fh, pre_buffer=False)
-            have = set(pf.schema_arrow.names)
-            names = [f.name for f in want if f.name in have]
-            if uids is None:
-                data = pf.read(columns=names, use_threads=False)
-            else:
-                hit = pc.is_in(pf.read(columns=["uid"], use_threads=False).column("uid"),
-                               value_set=uids)
-                rows = pc.indices_nonzero(hit)
-                data = pf.read(columns=names, use_threads=False).take(rows) if len(rows) \
-                    else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
-        cols = [data.column(f.name).cast(f.type) if f.name in have
-                else pa.nulls(len(data), f.type) for f in want]
-        return pa.Table.from_arrays(cols, schema=want)
+        return read_as(self.fs, path, want, uids)
 
     # The link tables are a base file, replaced by a full link pass, and one delta file
     # per incremental pass since (``link/<name>.<gen>.parquet``, the generations listed

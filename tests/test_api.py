@@ -526,3 +526,49 @@ def test_an_extractor_raising_on_one_body_loses_only_its_rows(tmp_path: Path,
     assert len(archive.hardware) and set(archive.hardware.message_id) == {"b@x"}
     with pytest.raises(ValueError):
         mlx.ingest(str(path), store=str(tmp_path / "strict"), workers=1, strict=True)
+
+
+def test_dask_frames_read_every_part_as_the_tables_schema(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """archive.dask gives the stored rows; a part an older mlx wrote without a column
+    (the per-message counts) reads as nulls there instead of dropping the column; a
+    column selection reads only those columns; a link table with deltas gives the live
+    rows."""
+    pytest.importorskip("dask.dataframe")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from test_link_incremental import DATA, _ingest_in_batches, _messages
+
+    import mlx.archive
+    messages = _messages(DATA / "claims" / "shapes.mbox")
+    cut = len(messages) * 9 // 10
+    store = _ingest_in_batches(tmp_path, [messages[:cut], messages[cut:]]).path
+    archive = mlx.load(str(store))
+    results = archive.dask("results").compute(scheduler="sync")
+    want = archive.table("results").drop(columns="patch_id")
+    assert list(results.columns) == list(want.columns)
+    assert sorted(results.uid) == sorted(want.uid) and len(results) > 0
+    assert len(archive.store.link_gens()) == 1  # a delta in force
+    threads = archive.dask("threads").compute(scheduler="sync")
+    assert sorted(threads.thread_id) == sorted(archive.threads.thread_id)
+    # the first part as an older mlx wrote it: no counts
+    first = archive.store.part_paths("messages")[0]
+    old = pq.read_table(first)
+    pq.write_table(old.drop_columns(["n_results", "n_hardware", "n_statements"]), first)
+    read: list[list[str]] = []
+    real = mlx.archive.read_as
+
+    def spy(fs: object, path: str, want: pa.Schema, uids: object = None) -> pa.Table:
+        read.append(want.names)
+        return real(fs, path, want, uids)
+    archive = mlx.load(str(store))
+    frame = archive.dask("messages")
+    assert "n_results" in frame.columns
+    monkeypatch.setattr(mlx.archive, "read_as", spy)
+    counts = frame[["uid", "n_results"]].compute(scheduler="sync")
+    assert read and all(names == ["uid", "n_results"] for names in read)
+    assert len(counts) == len(archive.headers)
+    assert counts.n_results.isna().sum() == old.num_rows
+    with pytest.raises(MlxError, match="no table 'nope'"):
+        archive.dask("nope")
