@@ -41,7 +41,7 @@ from mlx.link.incremental import (
     message_keys,
     old_thread_refs,
 )
-from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, subject_keys
+from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, read_rows, subject_keys
 from mlx.link.patch_columns import (
     BATCH,
     KIND_FACTS,
@@ -255,25 +255,16 @@ class Batches:
         """(the rows of a batch, the rows of ``link/subjects`` its subjects have)."""
         with self.st.fs.open(self.st._link_file("subjects"), "rb") as fh:
             stored = pq.ParquetFile(fh)
-            bounds = np.cumsum([0] + [stored.metadata.row_group(g).num_rows
-                                      for g in range(stored.num_row_groups)])
             for b in range(self.count):
-                yield self._batch(b, stored, bounds)
+                yield self._batch(b, stored)
 
-    def _batch(self, b: int, stored: pq.ParquetFile, bounds: np.ndarray
-               ) -> tuple[Places, pa.Table]:
+    def _batch(self, b: int, stored: pq.ParquetFile) -> tuple[Places, pa.Table]:
         rows = np.flatnonzero(self.batch == b)
         at: Places = {}
         for k in np.unique(self.part[rows]).tolist():
             at[self.paths[k]] = np.sort(self.row[rows[self.part[rows] == k]])
         wanted = np.flatnonzero(in_sorted(self.file_keys, np.unique(self.subject[rows])))
-        parts = []
-        for g in np.unique(np.searchsorted(bounds, wanted, "right") - 1).tolist():
-            local = wanted[(wanted >= bounds[g]) & (wanted < bounds[g + 1])] - bounds[g]
-            parts.append(stored.read_row_group(g).take(pa.array(local)))
-        schema = stored.schema_arrow
-        known = pa.concat_tables(parts) if parts else schema.empty_table()
-        return at, known.replace_schema_metadata(schema.metadata)
+        return at, read_rows(stored, wanted)
 
 
 def component_batches(st: Store, limit: int) -> Batches:

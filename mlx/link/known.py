@@ -91,21 +91,25 @@ class Known:
                 for path, keys_path in files]
 
     def _stored(self, path: str, found: pa.Table) -> pa.Table:
-        """The rows ``found`` (subject-keys rows) of a file of link/subjects, read from
-        the row groups that hold them."""
-        rows = np.sort(numpy(found.column("row"), 0))
+        """The rows ``found`` (subject-keys rows) of a file of link/subjects."""
         with self.st.fs.open(path, "rb") as fh:  # type: ignore[union-attr]
-            pf = pq.ParquetFile(fh, pre_buffer=False)
-            bounds = np.cumsum([0] + [pf.metadata.row_group(g).num_rows
-                                      for g in range(pf.num_row_groups)])
-            rows = rows[rows < bounds[-1]]  # keys written, their rows not (a crash)
-            groups = np.unique(np.searchsorted(bounds, rows, "right") - 1).tolist()
-            read = pf.read_row_groups(groups, use_threads=False) if groups else \
-                pf.schema_arrow.empty_table()
-            first = np.concatenate([np.zeros(0, dtype=np.int64),
-                                    *(np.arange(bounds[g], bounds[g + 1]) for g in groups)])
-            table = read.take(pa.array(np.searchsorted(first, rows)))
-        return table.replace_schema_metadata(pf.schema_arrow.metadata)
+            return read_rows(pq.ParquetFile(fh, pre_buffer=False),
+                             np.sort(numpy(found.column("row"), 0)))
+
+
+def read_rows(pf: pq.ParquetFile, rows: np.ndarray) -> pa.Table:
+    """The rows ``rows`` (sorted) of an open file of link/subjects, with its schema's
+    metadata, read a row group at a time from the groups that hold them; rows past its
+    end (keys written, their rows not: a crash) are skipped."""
+    bounds = np.cumsum([0] + [pf.metadata.row_group(g).num_rows
+                              for g in range(pf.num_row_groups)])
+    rows = rows[rows < bounds[-1]]
+    parts = []
+    for g in np.unique(np.searchsorted(bounds, rows, "right") - 1).tolist():
+        local = rows[np.searchsorted(rows, bounds[g]):np.searchsorted(rows, bounds[g + 1])]
+        parts.append(pf.read_row_group(g, use_threads=False).take(pa.array(local - bounds[g])))
+    table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table()
+    return table.replace_schema_metadata(pf.schema_arrow.metadata)
 
 
 def known_parses(st: Store, few: int | None = None) -> Known:
