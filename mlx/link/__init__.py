@@ -44,7 +44,6 @@ from mlx.link.incremental import (
     SubsetStore,
     author_hashes,
     components,
-    extracted_flags,
     index_table,
     link_version,
     message_keys,
@@ -124,10 +123,7 @@ def _batched(st: Store, out: LinkWriter) -> Pass:
     total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
     for rows, known in _batches(st):
         done = _pass(st, rows, out, total.comps, known, batch=True)
-        claims = build_claims_table(st, SubsetStore(st, rows, done.tables,
-                                                    extracted_flags(st, rows)))
-        out.write("claims", claims)
-        done.counts["claims"] = claims.num_rows
+        done.counts["claims"] = _write_claims_of(st, rows, done, out)
         total = Pass(total.n + done.n, done.comps,
                      {k: total.counts[k] + done.counts[k] for k in total.counts})
         del rows, done
@@ -340,8 +336,7 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     out = st.link_writer(gen)
     done = _pass(st, rows, out, todo.comp_base, parsed)
     tables = done.tables
-    claims = out.write("claims", build_claims_table(
-        st, SubsetStore(st, rows, tables, extracted_flags(st, rows)))).num_rows
+    claims = _write_claims_of(st, rows, done, out)
     out.close()
     dead_threads = pc.unique(stored.column("thread").drop_null())
     st.write_dead(gen, todo.old, dead_threads, np.unique(numpy(stored.column("comp"))))
@@ -432,6 +427,13 @@ def write_claims(st: Store) -> int:
     claims = build_claims_table(st)
     st.write_link("claims", claims)
     return claims.num_rows
+
+
+def _write_claims_of(st: Store, rows: Rows, done: Pass, out: LinkWriter) -> int:
+    """The claims of the messages of a pass over some of them (a batch, or a delta's),
+    added to ``out``; how many."""
+    claims = build_claims_table(st, SubsetStore(st, rows, done.tables))
+    return out.write("claims", claims).num_rows
 
 
 def build_claims_table(st: Store, source: Store | None = None) -> pa.Table:

@@ -542,19 +542,19 @@ UID = pa.schema([MESSAGES.field("uid")])
 class SubsetStore(Store):
     """The store as the claims of some messages see it: only their rows of the
     message and extracted tables, read from their chunks' parts alone (a chunk's
-    parts share a name), the link tables given (a delta's, before it is in force);
-    with ``flags`` (``extracted_flags``), an extracted table's parts only of the
-    chunks of messages it has rows of."""
+    parts share a name), the link tables given (a delta's, before it is in force); an
+    extracted table's parts only of the chunks of messages it has rows of
+    (``extracted_flags``)."""
 
-    def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table],
-                 flags: np.ndarray | None = None) -> None:
+    def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table]) -> None:
         super().__init__(st.path)
         uid = rows.read(["uid"]).column("uid").combine_chunks()
         part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
+        flags = extracted_flags(st, rows)
         self.all = uid
         self.by_part = {}
         for table, bit in EXTRACTED_BIT.items():
-            rows_of = np.arange(len(part)) if flags is None else np.flatnonzero(flags & bit)
+            rows_of = np.flatnonzero(flags & bit)
             self.by_part[table] = {name: uid.take(pa.array(at)) for name, at in
                                    _grouped(part[rows_of], rows_of).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
