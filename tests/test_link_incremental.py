@@ -40,7 +40,7 @@ from mlx.link.incremental import (
 from mlx.link.known import Known, write_subjects
 from mlx.link.patch_columns import subject_parses
 from mlx.schema import COUNT_COLUMNS, MESSAGES
-from mlx.store import Store
+from mlx.store import POOLED, Store, in_sorted, in_threads
 
 TABLES = ("messages", "threads", "patches", "reports", "claims", "keys")
 
@@ -297,6 +297,24 @@ def test_index_of_keys() -> None:
                            (7, POST, 4, 0), (7, NEED, 4, 0), (3, SKEY, 4, 0),
                            (5, PCLASS, 4, 100)])
     assert index.column("key").to_pylist() == sorted(index.column("key").to_pylist())
+
+
+def test_in_sorted_searches_the_shorter_side() -> None:
+    """Many sorted values (a column of a file sorted by it) and few keys: the keys are
+    searched in the values; unsorted values are searched in the keys.  Same answers."""
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        keys = rng.integers(0, 400, rng.integers(1, 60))
+        keys = np.sort(keys) if trial % 2 else np.unique(keys)  # with repeats, or not
+        values = rng.integers(0, 400, rng.integers(0, 2000))
+        for vals in (np.sort(values), values):
+            assert (in_sorted(vals, keys) == np.isin(vals, keys)).all()
+    assert not in_sorted(np.arange(10), np.zeros(0, dtype=np.int64)).any()
+
+
+def test_in_threads_keeps_the_order() -> None:
+    for n in (0, 1, POOLED - 1, POOLED, 3 * POOLED):
+        assert in_threads(lambda k: k * k, range(n)) == [k * k for k in range(n)]
 
 
 def test_read_where_reads_only_the_row_groups_hit(tmp_path: Path,
