@@ -198,11 +198,14 @@ def test_build_claims_of_messages_with_nothing_to_claim() -> None:
     from mlx.analyse.claims import COLUMNS, build_claims
 
     class Empty:
-        results = pd.DataFrame(columns=["uid"])
         statements = pd.DataFrame(columns=["uid"])
         reports = pd.DataFrame(columns=["uid"])
 
-        def headers_of(self, uids):  # pragma: no cover - must not be called
+        def table(self, name, columns=None):
+            assert name == "results"
+            return pd.DataFrame(columns=columns)
+
+        def headers_of(self, uids, columns=None):  # pragma: no cover - must not be called
             raise AssertionError("headers read")
 
     out = build_claims(Empty())

@@ -27,6 +27,12 @@ LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
 KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic"]
+# the columns of the results table the pairing reads (of 37: a store's claims read only
+# these, and no patch ids, which they take from the messages)
+RESULT_COLUMNS = ["uid", *KEY, "value_norm", "unit_norm", "is_summary", "label", "condition",
+                  "pair", "command", "quoted", "line_no", "line"]
+# and of the messages that have results, statements or reports
+MESSAGE_COLUMNS = ["uid", "message_id", "date", "from_name", "from_addr", "subject"]
 # spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
 NOT_CLAIMED = {"min", "max", "mdev", "stddev", "reply"}
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
@@ -452,10 +458,12 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     """The claims table of an Archive (reading the headers of only the messages that
     have results, statements, hardware or reports)."""
     from mlx.link.subjects import parse_subject
-    results, statements, reports = archive.results, archive.statements, archive.reports
+    results = archive.table("results", columns=RESULT_COLUMNS)
+    statements, reports = archive.statements, archive.reports
     if results.empty and statements.empty and reports.empty:  # nothing to pair or state
         return pd.DataFrame(columns=COLUMNS)
-    messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid})
+    messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid},
+                                  MESSAGE_COLUMNS)
     titles = {u: parse_subject(s).title for u, s in zip(messages.uid, messages.subject,
                                                         strict=True) if isinstance(s, str)}
     patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))

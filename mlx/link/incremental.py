@@ -60,7 +60,7 @@ Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for
 # what a pass over some messages reads of them (the whole store: a few at a time)
 SUBSET_COLUMNS = list(dict.fromkeys([
     "uid", "message_id", "thread_refs", "date", "subject", *FACT_COLUMNS, "from_addr",
-    "list_id", "from_name", "source", "offset", "defects",  # and the claims' headers
+    "list_id", "from_name",  # and the claims' (MESSAGE_COLUMNS)
     *COUNT_COLUMNS]))  # and which extracted tables hold rows of it
 # parts of one key further apart than this (microseconds, with a second to spare for
 # the pass's float seconds) and in other threads never meet in one posting
@@ -417,8 +417,11 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     series = np.unique(new.series[new.has_series])
     skeys = np.unique(new.skey[new.has_skey])
     asked = new.has_pclass & new.dated
+    # titles the new messages may take their patch by (threaded alone they lack the
+    # stored ancestors that may make them replies to a patch: more than they do)
+    needs = np.unique(new.norm[new.need & new.has_norm])
     found = st.read_link("index", where=("key", np.concatenate(
-        (ids, norms, series, skeys, new.pclass[asked]))))
+        (ids, norms, series, skeys, new.pclass[asked], needs))))
     if found is None:
         return None
     key, kind = numpy(found.column("key")), numpy(found.column("kind"))
@@ -435,17 +438,18 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
                          "right")
     hit[rows[_ranges(lo, hi)]] = True
-    comps = np.unique(numpy(found.column("comp"))[hit])
+    comp = numpy(found.column("comp"))
+    comps = np.unique(comp[hit])
     stored = _stored(st, comps)
     paths = st.part_paths("messages")
     # the titles the messages re-linked take their patch by, threaded as they will be:
-    # the postings of those titles come too
+    # the postings of those titles come too.  A stored message's are in its component
+    # already (a component holds a title's postings and the messages that need it), so
+    # only a new message's can bring more: postings of ``needs``
     now = statuses(_places(paths, stored, new_parts))
     titles = np.unique(now.norm[now.need & now.has_norm])
-    posted = st.read_link("index", where=("key", titles), columns=["kind", "comp"])
-    assert posted is not None
-    more = np.setdiff1d(numpy(posted.column("comp"))[numpy(posted.column("kind")) == POST],
-                        comps)
+    posted = (kind == POST) & _isin(key, titles)
+    more = np.setdiff1d(comp[posted], comps)
     if len(more):
         stored = pa.concat_tables([stored, _stored(st, more)])
     base_rows = int(info.get("rows", {}).get("links", 0))
