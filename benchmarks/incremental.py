@@ -14,9 +14,10 @@ For each store (the stores of ``benchmarks/link.py``: the corpus lists and epoch
 
 and prints seconds and peak RSS of each, the share of the store each increment
 re-linked, the ratio increment / full (target, issue 15: 1% under 10%), and whether
-the tables equal a full re-link of the same store (rows compared sorted).  Each step
-runs ``--repeat`` times (default 5), each on a fresh copy, and the medians count: on
-a shared machine one run of the same pass varies by half.
+the tables equal a full re-link of the same store (rows compared sorted).  The three
+steps run in turn, ``--repeat`` rounds (default 5), each run on a fresh copy, and the
+medians count (the ratio of each round is printed too): on a shared machine one run
+of the same pass varies by half, and a slow spell slows the steps of one round alike.
 """
 
 from __future__ import annotations
@@ -75,18 +76,18 @@ def same_tables(a: str, b: str) -> bool:
     return all(live(a, name).equals(live(b, name)) for name in KEYS)
 
 
-def median_run(store: str, work: str, repeat: int, ignore: Any = None) -> dict:
-    """``run_link`` on ``repeat`` fresh copies of ``store``: the run of median seconds,
-    with every run's seconds and the highest peak."""
-    runs = []
-    for _ in range(repeat):
-        run = os.path.join(work, "inc-run")
-        shutil.rmtree(run, ignore_errors=True)
-        shutil.copytree(store, run, ignore=ignore)
-        os.sync()  # the copy written back before the pass, not during it
-        runs.append(run_link(ROOT, run))
-    runs.sort(key=lambda r: r["secs"])
-    out = dict(runs[len(runs) // 2])
+def one_run(store: str, work: str, ignore: Any = None) -> dict:
+    """``run_link`` on a fresh copy of ``store`` (left in ``WORK/inc-run``)."""
+    run = os.path.join(work, "inc-run")
+    shutil.rmtree(run, ignore_errors=True)
+    shutil.copytree(store, run, ignore=ignore)
+    os.sync()  # the copy written back before the pass, not during it
+    return run_link(ROOT, run)
+
+
+def median(runs: list[dict]) -> dict:
+    """The run of median seconds, with every run's seconds and the highest peak."""
+    out = dict(sorted(runs, key=lambda r: r["secs"])[len(runs) // 2])
     out["all"] = [r["secs"] for r in runs]
     out["extra"] = max(r["extra"] for r in runs)
     return out
@@ -95,18 +96,32 @@ def median_run(store: str, work: str, repeat: int, ignore: Any = None) -> dict:
 def bench(label: str, store: str, work: str, repeat: int) -> None:
     n = messages_count(store)
     print(f"\n{label}: {n:,} messages")
-    full = median_run(store, work, repeat, shutil.ignore_patterns("link"))
-    print(f"  full:  {full['secs']:6.2f} s (of {_runs(full)}), peak "
-          f"+{full['extra'] / 2**20:6.0f} MiB")
+    no_link = shutil.ignore_patterns("link")
+    one_run(store, work, no_link)
     base = os.path.join(work, "inc-base")
     shutil.rmtree(base, ignore_errors=True)
-    shutil.move(os.path.join(work, "inc-run"), base)  # the last full run's store
-    for what, count in (("+1%", max(1, n // 100)), ("+10", 10)):
-        grown = os.path.join(work, "inc-grown")
-        shutil.rmtree(grown, ignore_errors=True)
-        shutil.copytree(base, grown)
-        added = add_newest(grown, count, "new")
-        inc = median_run(grown, work, repeat)
+    shutil.move(os.path.join(work, "inc-run"), base)  # a full pass's store
+    steps = {"+1%": max(1, n // 100), "+10": 10}
+    grown, added = {}, {}
+    for what, count in steps.items():
+        grown[what] = os.path.join(work, f"inc-grown{len(grown)}")
+        shutil.rmtree(grown[what], ignore_errors=True)
+        shutil.copytree(base, grown[what])
+        added[what] = add_newest(grown[what], count, "new")
+    shutil.rmtree(base)
+    # the steps of each round run one after another: a machine that slows down for a
+    # while slows a full pass and the increments of the same round alike
+    runs: dict[str, list[dict]] = {"full": [], **{what: [] for what in steps}}
+    for _ in range(repeat):
+        runs["full"].append(one_run(store, work, no_link))
+        for what in steps:
+            runs[what].append(one_run(grown[what], work))
+    full = median(runs["full"])
+    print(f"  full:  {full['secs']:6.2f} s (of {_runs(full)}), peak "
+          f"+{full['extra'] / 2**20:6.0f} MiB")
+    for what in steps:
+        inc = median(runs[what])
+        one_run(grown[what], work)  # the store an increment leaves, to check
         run = os.path.join(work, "inc-run")
         from mlx.store import Store
         info = Store(run).link_info()
@@ -114,17 +129,18 @@ def bench(label: str, store: str, work: str, repeat: int) -> None:
         relinked = info.get("delta_rows", n)
         check = os.path.join(work, "inc-check")
         shutil.rmtree(check, ignore_errors=True)
-        shutil.copytree(run, check, ignore=shutil.ignore_patterns("link"))
+        shutil.copytree(run, check, ignore=no_link)
         run_link(ROOT, check)
-        print(f"  {what:4} ({added:,} new): {inc['secs']:6.2f} s (of {_runs(inc)}; {kind}), "
-              f"peak +{inc['extra'] / 2**20:5.0f} MiB, re-linked {relinked:,} messages "
-              f"({relinked / n:.1%} of the store); {inc['secs'] / full['secs']:.1%} of a "
-              f"full link; tables equal a full re-link: "
+        rounds = ", ".join(f"{i['secs'] / f['secs']:.1%}"
+                           for i, f in zip(runs[what], runs["full"], strict=True))
+        print(f"  {what:4} ({added[what]:,} new): {inc['secs']:6.2f} s (of {_runs(inc)}; "
+              f"{kind}), peak +{inc['extra'] / 2**20:5.0f} MiB, re-linked {relinked:,} "
+              f"messages ({relinked / n:.1%} of the store); {inc['secs'] / full['secs']:.1%} "
+              f"of a full link (each round: {rounds}); tables equal a full re-link: "
               f"{'yes' if same_tables(run, check) else 'NO'}")
         shutil.rmtree(check)
         shutil.rmtree(run)
-        shutil.rmtree(grown)
-    shutil.rmtree(base)
+        shutil.rmtree(grown[what])
 
 
 def _runs(run: dict) -> str:
