@@ -359,11 +359,12 @@ CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\
                     r"slow|hurt|degrade)s?\b")
 
 
-def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
+def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                  messages: pd.DataFrame, titles: dict[Any, str] | None = None
                  ) -> list[dict[str, Any]]:
-    """Effects stated in words, and whether the measured pairs nearest them agree: those
-    on the statement's own lines, else those of its message, else those of its thread."""
+    """Effects stated in words, and whether the measured pairs nearest them agree (of
+    ``measured``, claims as ``measured_claims`` gives them): those on the statement's own
+    lines, else those of its message, else those of its thread."""
     s = statements[(statements.kind == "prose") & ~statements.quoted.astype(bool)]
     if s.empty:
         return []
@@ -378,7 +379,7 @@ def prose_claims(statements: pd.DataFrame, measured: pd.DataFrame,
     # the signed gains of measured pairs, by message (with their lines) and by thread
     by_uid: dict[Any, list[tuple[set[int], float]]] = {}
     by_thread: dict[Any, list[float]] = {}
-    for c in measured.to_dict("records") if len(measured) else []:
+    for c in measured:
         if _direction(c.get("verdict")):
             gain = abs(c["delta_pct"]) * (1 if c["verdict"] == "improvement" else -1)
             lines = {c.get("baseline_line_no"), c.get("patched_line_no")}
@@ -473,8 +474,7 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     paired = {c["uid"] for c in measured}
     measured += [c for c in thread_claims(usable, messages, paired, noise_pct, usable=True)
                  if _about_a_change(c, patch_of, titles)]
-    mframe = pd.DataFrame(measured)
-    prose = [c for c in prose_claims(statements, mframe, messages, titles)
+    prose = [c for c in prose_claims(statements, measured, messages, titles)
              if _about_a_change(c, patch_of, titles)]
     rows = measured + prose + robot_claims(reports, statements)
     if not rows:

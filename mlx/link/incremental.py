@@ -231,7 +231,9 @@ class MessageKeys:
 def index_table(keys: Callable[[list[str]], pa.Table]) -> pa.Table:
     """The index of the rows of a keys table (``keys``: its columns asked for, read a few
     at a time): (key, kind, comp, when) of each key of each message, sorted by key
-    (``when``: a part's date, for its posting key)."""
+    (``when``: a part's date, for its posting key).  A ref to a message of the table is
+    left out: the component of the refs to an id is that message's, which its own id
+    finds (the refs left, a twentieth on the corpus lists, name ghosts)."""
     keyed: list[np.ndarray] = []
     kinds: list[np.ndarray] = []
     comps: list[np.ndarray] = []
@@ -245,6 +247,8 @@ def index_table(keys: Callable[[list[str]], pa.Table]) -> pa.Table:
             refs = pa.chunked_array(table.column("refs").chunks, KEYS.field("refs").type)
             values = numpy(pc.list_flatten(refs), 0)
             rows = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
+            ghosts = ~in_sorted(values, np.unique(keyed[MID]))
+            values, rows = values[ghosts], rows[ghosts]
         else:
             has = numpy(pc.is_valid(table.column(name)), None, bool)
             if flag == "when":
