@@ -377,7 +377,7 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                                               strict=True)
                     if isinstance(subj, str) and not is_reply(subj) and not pd.isna(pid)}
     # the signed gains of measured pairs, by message (with their lines) and by thread
-    by_uid: dict[Any, list[tuple[set[int], float]]] = {}
+    by_uid: dict[Any, list[tuple[set[Any], float]]] = {}
     by_thread: dict[Any, list[float]] = {}
     for c in measured:
         if _direction(c.get("verdict")):
