@@ -146,6 +146,9 @@ def in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return keys[np.minimum(np.searchsorted(keys, values), len(keys) - 1)] == values
 
 
+# row groups a lookup reads a call (``Store._read_where``): a call per group cost a third
+# of a lookup that hit every group of link/index; all at once would hold them all
+GROUPS_READ = 16
 # fewer items than this are read in the caller's thread: the reads of a few small parts
 # (a delta's claims read four of 50 rows) take less than starting a pool and handing
 # each back under the GIL
@@ -550,15 +553,19 @@ class Store:
             at = [pf.metadata.schema.column(i).path
                   for i in range(pf.metadata.num_columns)].index(column)  # a leaf's place
             read = columns if columns is None or column in columns else [*columns, column]
-            tables = []
+            groups = []
             for g in range(pf.num_row_groups if len(values) else 0):
                 stats = pf.metadata.row_group(g).column(at).statistics
                 if stats is not None and stats.has_min_max:
                     lo = np.searchsorted(values, stats.min, "left")
                     if lo == len(values) or values[lo] > stats.max:
                         continue
-                group = pf.read_row_group(g, columns=read, use_threads=False)
-                tables.append(group.filter(hits(group.column(column))))
+                groups.append(g)
+            tables = []
+            for start in range(0, len(groups), GROUPS_READ):  # a few groups a call
+                some = pf.read_row_groups(groups[start:start + GROUPS_READ], columns=read,
+                                          use_threads=False)
+                tables.append(some.filter(hits(some.column(column))))
             names = read or pf.schema_arrow.names
             schema = pa.schema([pf.schema_arrow.field(c) for c in names],
                                metadata=pf.schema_arrow.metadata)

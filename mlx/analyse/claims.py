@@ -159,14 +159,16 @@ def reverdict(claims: pd.DataFrame, noise_pct: float) -> pd.DataFrame:
 def _usable(results: pd.DataFrame) -> pd.DataFrame:
     """Own (unquoted) summary rows with a value, and a run's ``[SUM]`` rows rather than
     its streams where it has them."""
-    r = results[~results.quoted.astype(bool) & results.value_norm.notna()]
+    r = results  # (one mask: each filter of its own copied the rows left)
+    keep = ~r.quoted.astype(bool) & r.value_norm.notna() \
+        & r.is_summary.astype(bool)  # interval lines are no result of a run
     if "statistic" in r.columns:
-        r = r[~r.statistic.isin(NOT_CLAIMED)]
+        keep &= ~r.statistic.isin(NOT_CLAIMED)
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
-        r = r[~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
-                & r.metric.isin(["latency", "loss"]))]
-    r = r[r.is_summary.astype(bool)].copy()  # interval lines are no result of a run
+        keep &= ~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
+                  & r.metric.isin(["latency", "loss"]))
+    r = r[keep].copy()
     if "pair" not in r.columns:
         r["pair"] = None
     named = KEY + ["label", "condition", "pair", "command"]
@@ -479,30 +481,45 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     rows = measured + prose + robot_claims(reports, statements)
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
-    df = pd.DataFrame(rows)
-    meta = messages.set_index("uid")
-    df["message_id"] = df.uid.map(meta.message_id)
-    df["author"] = df.uid.map(meta.from_name).fillna(df.uid.map(meta.from_addr))
-    df["date"] = df.uid.map(meta.date)
-    df["patch_id"] = df.uid.map(meta.patch_id)
-    patches = archive.patch_titles(df.patch_id.dropna()).set_index("patch_id")
-    df["title"] = df.patch_id.map(patches.title).astype(object)
-    df["version"] = df.patch_id.map(patches.version).astype(object)
-    # a patch not in the archive (seed 000): its title from the message subject
-    missing = df.title.isna() & df.patch_id.notna()
-    df.loc[missing, "title"] = df.loc[missing, "uid"].map(meta.subject).map(
-        lambda s: parse_subject(s).title if isinstance(s, str) else None)
-    df.loc[missing, "version"] = df.loc[missing, "uid"].map(meta.subject).map(
-        lambda s: parse_subject(s).version if isinstance(s, str) else None)
+    # each claim's message: its header, patch (title and version from the patches,
+    # else from its subject: a patch not in the archive, seed 000) and thread
+    meta = dict(zip(messages.uid, messages[[*MESSAGE_COLUMNS[1:], "patch_id", "thread_id"]]
+                    .itertuples(index=False), strict=True))
+    of = [meta.get(c["uid"]) for c in rows]
+
+    def column(name: str) -> list[Any]:
+        return [getattr(m, name) if m is not None else None for m in of]
+    patch_id = column("patch_id")
+    patches = archive.patch_titles([p for p in patch_id if not pd.isna(p)])
+    named = dict(zip(patches.patch_id, zip(patches.title, patches.version, strict=True),
+                     strict=True))
+    title, version = [], []
+    for m, pid in zip(of, patch_id, strict=True):
+        t, v = named.get(pid, (None, None)) if not pd.isna(pid) else (None, None)
+        if pd.isna(t) and not pd.isna(pid):
+            parsed = parse_subject(m.subject) if m is not None and isinstance(m.subject, str) \
+                else None
+            t, v = (parsed.title, parsed.version) if parsed is not None else (None, None)
+        title.append(t)
+        version.append(v)
+    thread_id = column("thread_id")
     # the hardware of the claims' messages, else of their threads
-    df["thread_id"] = df.uid.map(meta.thread_id)
-    thread_of, hardware = archive.hardware_of_threads(set(df.thread_id.dropna()))
+    thread_of, hardware = archive.hardware_of_threads({t for t in thread_id if not pd.isna(t)})
     hw = hardware_summary(hardware)
     thread_hw: dict[Any, str] = {}
     for uid, text in hw.items():
         thread_hw.setdefault(thread_of.get(uid), text)
-    df["hardware"] = [hw.get(u) or thread_hw.get(t) for u, t in zip(df.uid, df.thread_id,
-                                                                     strict=True)]
+    df = pd.DataFrame(rows)
+    df["message_id"] = column("message_id")
+    df["author"] = [n if not pd.isna(n) else a
+                    for n, a in zip(column("from_name"), column("from_addr"), strict=True)]
+    df["date"] = pd.to_datetime(column("date"), utc=True)
+    df["patch_id"] = patch_id
+    df["title"] = pd.Series(title, index=df.index, dtype=object)
+    df["version"] = pd.Series(version, index=df.index, dtype=object)
+    df["thread_id"] = thread_id
+    df["hardware"] = [hw.get(c["uid"]) or thread_hw.get(t) for c, t in zip(rows, thread_id,
+                                                                         strict=True)]
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = pd.NA
