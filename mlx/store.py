@@ -26,7 +26,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import fsspec
@@ -170,7 +170,9 @@ def read_as(fs: fsspec.AbstractFileSystem, path: str, want: pa.Schema,
             uids: pa.Array | None = None) -> pa.Table:
     """One part with the columns of ``want`` (null where the part lacks one); with
     ``uids``, only their rows (the other columns read only when the part has one)."""
-    with fs.open(path, "rb") as fh:
+    # a local part opened by Arrow itself: through fsspec's file object each of its
+    # reads is a Python call
+    with nullcontext(path) if isinstance(fs, LocalFileSystem) else fs.open(path, "rb") as fh:
         pf = pq.ParquetFile(fh, pre_buffer=False)
         have = set(pf.schema_arrow.names)
         names = [f.name for f in want if f.name in have]
@@ -182,8 +184,10 @@ def read_as(fs: fsspec.AbstractFileSystem, path: str, want: pa.Schema,
             rows = pc.indices_nonzero(hit)
             data = pf.read(columns=names, use_threads=False).take(rows) if len(rows) \
                 else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
-    cols = [data.column(f.name).cast(f.type) if f.name in have
-            else pa.nulls(len(data), f.type) for f in want]
+    if data.schema.equals(want):
+        return data
+    cols = [(c if (c := data.column(f.name)).type == f.type else c.cast(f.type))
+            if f.name in have else pa.nulls(len(data), f.type) for f in want]
     return pa.Table.from_arrays(cols, schema=want)
 
 
