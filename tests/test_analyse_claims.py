@@ -198,11 +198,10 @@ def test_build_claims_of_messages_with_nothing_to_claim() -> None:
     from mlx.analyse.claims import COLUMNS, build_claims
 
     class Empty:
-        statements = pd.DataFrame(columns=["uid"])
         reports = pd.DataFrame(columns=["uid"])
 
         def table(self, name, columns=None):
-            assert name == "results"
+            assert name in ("results", "statements")
             return pd.DataFrame(columns=columns)
 
         def headers_of(self, uids, columns=None):  # pragma: no cover - must not be called

@@ -31,6 +31,10 @@ KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statist
 # these, and no patch ids, which they take from the messages)
 RESULT_COLUMNS = ["uid", *KEY, "value_norm", "unit_norm", "is_summary", "label", "condition",
                   "pair", "command", "quoted", "line_no", "line"]
+# of the statements (all but message_id, and no patch ids merged in)
+STATEMENT_COLUMNS = ["uid", "kind", "text", "stated_pct", "direction", "metric",
+                     "baseline_value", "patched_value", "base_commit", "head_commit", "quoted",
+                     "line_no"]
 # and of the messages that have results, statements or reports
 MESSAGE_COLUMNS = ["uid", "message_id", "date", "from_name", "from_addr", "subject"]
 # spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
@@ -462,7 +466,8 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     have results, statements, hardware or reports)."""
     from mlx.link.subjects import parse_subject
     results = archive.table("results", columns=RESULT_COLUMNS)
-    statements, reports = archive.statements, archive.reports
+    statements = archive.table("statements", columns=STATEMENT_COLUMNS)
+    reports = archive.reports
     if results.empty and statements.empty and reports.empty:  # nothing to pair or state
         return pd.DataFrame(columns=COLUMNS)
     messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid},

@@ -575,13 +575,16 @@ class SubsetStore(Store):
         with_uid = want if "uid" in want.names else want.append(schema.field("uid"))
         if table == "messages":
             return self._only(self.rows.read(with_uid.names), uids).select(want.names)
+        wanted = None if uids is None else pa.array(list(uids), pa.string())
         reads = []
         for path in self.part_paths(table):
             name = path.rsplit("/", 1)[-1]
             # a part of no chunk (the driver's own) may hold rows of any of them
             of = self.by_part.get(table, {}).get(name, self.all if name not in self.chunks
                                                  else None)
-            if of is not None:
+            if of is not None and wanted is not None:  # only the parts of those asked for
+                of = of.filter(pc.is_in(of, value_set=wanted))
+            if of is not None and len(of):
                 reads.append((path, of))
 
         def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
