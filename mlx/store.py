@@ -496,13 +496,14 @@ class Store:
 
     def link_files(self, name: str) -> list[tuple[str, list[str]]]:
         """(file, the dead files voiding rows of it) of a link table, base first; []
-        when it was never written."""
+        when it was never written (a delta that added no row of it wrote no file)."""
         base = self._link_file(name)
         if not self.fs.exists(base):
             return []
         gens = self.link_gens()
         key = LINK_KEYS.get(name, "uid")
-        files = [(0, base)] + [(g, self._link_file(name, g)) for g in gens]
+        files = [(0, base)] + [(g, path) for g in gens
+                               if self.fs.exists(path := self._link_file(name, g))]
         return [(path, [self._link_file(DEAD[key], later) for later in gens if later > g]
                  if key is not None else []) for g, path in files]
 
@@ -669,7 +670,8 @@ class Store:
 class LinkWriter:
     """The files of one generation of the link tables, each written as a stream (a full
     pass in batches of components adds every batch's rows to the same files), under
-    temporary names until ``close`` renames them into place."""
+    temporary names until ``close`` renames them into place.  A delta (gen > 0) writes
+    no file of a table it adds no row to."""
 
     def __init__(self, st: Store, gen: int) -> None:
         self.st, self.gen = st, gen
@@ -683,6 +685,8 @@ class LinkWriter:
         and counts read."""
         if isinstance(data, pa.Table):
             schema = data.schema
+            if self.gen and not data.num_rows and name not in self._writers:
+                return data if keep is None else data.select(keep)  # a delta: no file
         assert schema is not None
         writer = self._writers.get(name)
         if writer is None:

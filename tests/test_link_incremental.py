@@ -211,6 +211,10 @@ def test_a_reply_then_its_patch_then_a_new_version(tmp_path: Path,
     st = _ingest_in_batches(tmp_path, [[reply, other], [patch], [lost], [v2]])
     assert len(st.link_gens()) == 3
     assert st.link_info()["delta_rows"] == 2 + 3 + 4  # "other" never re-linked
+    # a delta writes no file of a table it adds no row to (no robot reported here)
+    deltas = {p.name for p in (Path(st.root) / "link").glob("*.[0-9].parquet")}
+    assert "messages.1.parquet" in deltas and not any(n.startswith("reports.")
+                                                      for n in deltas)
     _equals_a_full_link(tmp_path, st)
 
 
