@@ -78,7 +78,9 @@ def _equals_a_full_link(tmp_path: Path, st: Store) -> None:
     assert full.link_gens() == []
     for name in TABLES:
         want = _rows(full.read_link(name))
-        if name == "keys":  # component labels differ: compare the rest
+        if name == "keys":  # component labels differ: compare the rest, and the
+            # messages each component holds
+            assert _components(st) == _components(full)
             got[name] = sorted(json.dumps({k: v for k, v in json.loads(r).items() if k != "comp"},
                                           sort_keys=True) for r in got[name])
             want = sorted(json.dumps({k: v for k, v in json.loads(r).items() if k != "comp"},
@@ -92,6 +94,15 @@ def _equals_a_full_link(tmp_path: Path, st: Store) -> None:
     for name in ("threads", "patches", "claims", "links"):
         assert archive.sql(f"select count(*) as n from {name}").n[0] == \
             len(archive.table(name)), name
+
+
+def _components(st: Store) -> set[frozenset[str]]:
+    keys = st.read_link("keys", columns=["uid", "comp"])
+    assert keys is not None
+    out: dict[int, set[str]] = {}
+    for uid, comp in zip(*(keys.column(c).to_pylist() for c in ("uid", "comp")), strict=True):
+        out.setdefault(comp, set()).add(uid)
+    return {frozenset(v) for v in out.values()}
 
 
 def _split(messages: list[bytes], shares: list[float], seed: int) -> list[list[bytes]]:
@@ -215,6 +226,31 @@ def test_a_reply_then_its_patch_then_a_new_version(tmp_path: Path,
     deltas = {p.name for p in (Path(st.root) / "link").glob("*.[0-9].parquet")}
     assert "messages.1.parquet" in deltas and not any(n.startswith("reports.")
                                                       for n in deltas)
+    _equals_a_full_link(tmp_path, st)
+
+
+def test_a_parent_that_cuts_a_reply_off_its_patch(tmp_path: Path,
+                                                  always_incremental: None) -> None:
+    """A reply to a patch whose parent was a ghost: the parent arrives without references,
+    so the reply no longer has the patch above it and takes its patch by title, among
+    postings of that title in another component (another author's)."""
+    def mail(mid: str, frm: str, subject: str, body: str, refs: tuple[str, ...] = (),
+             date: str = "Mon, 1 Jan 2024 00:00:00 +0000") -> bytes:
+        head = f"From: {frm}\nSubject: {subject}\nMessage-ID: <{mid}>\nDate: {date}\n"
+        if refs:
+            head += f"In-Reply-To: <{refs[-1]}>\nReferences: {' '.join(f'<{r}>' for r in refs)}\n"
+        return (head + "\n" + body).encode()
+    diff = ("Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
+            "@@ -1 +1 @@\n-a\n+b\n")
+    patch = mail("p1@x", "A <a@x>", "[PATCH] net: faster frob", diff)
+    other = mail("p2@y", "B <b@y>", "[PATCH] net: faster frob", diff,
+                 date="Wed, 3 Jan 2024 00:00:00 +0000")
+    reply = mail("r1@x", "C <c@x>", "Re: [PATCH] net: faster frob", "Tested-by: C <c@x>\n",
+                 ("p1@x", "g1@x"), "Tue, 2 Jan 2024 00:00:00 +0000")
+    parent = mail("g1@x", "D <d@x>", "Re: a question", "Looks odd.\n",
+                  date="Mon, 1 Jan 2024 12:00:00 +0000")
+    st = _ingest_in_batches(tmp_path, [[patch, other, reply], [parent]])
+    assert len(st.link_gens()) == 1
     _equals_a_full_link(tmp_path, st)
 
 

@@ -447,13 +447,21 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     stored = _stored(st, comps)
     paths = st.part_paths("messages")
     # the titles the messages re-linked take their patch by, threaded as they will be:
-    # the postings of those titles come too.  A stored message's are in its component
-    # already (a component holds a title's postings and the messages that need it), so
-    # only a new message's can bring more: postings of ``needs``
+    # the postings of those titles come too.  A new message's were looked up (``needs``);
+    # a stored message that took its patch by title has those postings in its component
+    # already (a component holds a title's postings and the messages that need it).  A
+    # stored one may need a title anew only when a new message comes between it and its
+    # patch: one that some stored message refers to, or a second message of an id
     now = statuses(_places(paths, stored, new_parts))
     titles = np.unique(now.norm[now.need & now.has_norm])
     posted = (kind == POST) & _isin(key, titles)
     more = np.setdiff1d(comp[posted], comps)
+    between = ((kind == REF) | (kind == MID)) & _isin(key, new.mid[new.has_mid])
+    if between.any() and len(others := np.setdiff1d(titles, needs)):
+        again = st.read_link("index", where=("key", others), columns=["kind", "comp"])
+        assert again is not None
+        more = np.union1d(more, np.setdiff1d(
+            numpy(again.column("comp"))[numpy(again.column("kind")) == POST], comps))
     if len(more):
         stored = pa.concat_tables([stored, _stored(st, more)])
     base_rows = int(info.get("rows", {}).get("links", 0))
