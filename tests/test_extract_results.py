@@ -213,6 +213,20 @@ def test_bulleted_labels() -> None:
         ("Before this change", "baseline"), ("After this change", "patched")]
 
 
+def test_the_same_run_in_other_units_keeps_its_label() -> None:
+    """A pktgen summary gives one run in pps and in bps: both values are the labelled run
+    (the label was the rest of the line, "Before: 4730418pps 2270Mb/sec ( )"); words
+    between two values still give the second its own label."""
+    text = ("* Before:       4730418pps 2270Mb/sec (2270600640bps)\n"
+            "* After:        4759206pps 2284Mb/sec (2284418880bps)\n")
+    assert [(r.metric, r.label, r.condition) for r in extract_results(text)] == [
+        ("rate", "Before", "baseline"), ("throughput", "Before", "baseline"),
+        ("rate", "After", "patched"), ("throughput", "After", "patched")]
+    rows = extract_results("Before: 10 Mbps, after the fix 20 Mbps\n")
+    assert [(r.label, r.condition) for r in rows] == [("Before", "baseline"),
+                                                      ("after the fix", "patched")]
+
+
 def test_pasted_commit_is_quoted() -> None:
     """A commit pasted below a question (git log, a commit notification) is another
     author's text: its values are quoted, never the sender's."""

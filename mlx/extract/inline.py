@@ -160,6 +160,9 @@ CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs
 # "Fastpath (with flowtable, this patchset): ~25 Gbit/s": a parenthesis may hold commas
 LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/'#-]{0,60}?(?:[ \t]?\([^)]{0,60}\))?)"
                           r"[ \t]*[:=][ \t]*(\([^)]{0,30}\))?[ \t]*(?:~|≈|about |around )?[ \t]*$")
+# a number and the unit after it: what may stand between a labelled value and the same
+# value in other units on its line
+NUMBER_UNIT = re.compile(r"\d[\d.,]*[ \t]?[A-Za-z/]*")
 # "UDP TX    612 -> 655 Mbps": the words a line starts with name its row
 ROW_LABEL = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([A-Za-z][\w .+/-]{0,40}?)[ \t]*$")
 # a line starting like this starts a new item: no soft wrap joins it to the line above
@@ -416,6 +419,7 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                 _num(v), unit, label, condition_of(label),
                 config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED else None))
                 for k, v in enumerate(numbers)]
+    labelled: dict[int, tuple[str, int]] = {}  # a line's label and where its value ended
     for m in VALUE.finditer(p.text):
         if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
             break
@@ -423,6 +427,15 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                 not _measured(p, m.start(2), m.end(), m.group(3)):
             continue
         label = _label_before(p, m.start())
+        line = p.hard_start(m.start())
+        if label is not None:
+            labelled[line] = (label, m.end())
+        elif line in labelled and not re.search(
+                r"[A-Za-z]", NUMBER_UNIT.sub("", p.text[labelled[line][1]:m.start()])):
+            # "Before: 4730418pps 2270Mb/sec (2270600640bps)": the same run in other
+            # units, under the line's label
+            label = labelled[line][0]
+            labelled[line] = (label, m.end())
         cond = condition_of(label) if label else None
         if cond is None and label is None:
             clause = _clause(p.text, m.start(), m.end())
