@@ -94,6 +94,12 @@ def test_verdict(delta: float, metric: str, expected: str) -> None:
                                       ("1.b) vanilla kernel, 0 rules", "baseline"),
                                       ("2.b) patched kernel, 0 rules", "patched")],
      "1.b) vanilla kernel, 0 rules"),
+    # a label of no condition pairs as a run's name ("net-next"), not as a sentence that
+    # introduces a paste
+    ("with the fix", [("net-next", None), ("with the fix", "patched")], "net-next"),
+    ("with tcp-reset then the download never finishes",
+     [("Here's my attempt to demonstrate what I believe the problem to be", None),
+      ("with tcp-reset then the download never finishes", "patched")], None),
 ])
 def test_pick_baseline(patched: str, labels: list, baseline) -> None:
     assert pick_baseline(patched, labels) == baseline

@@ -37,6 +37,8 @@ STATEMENT_COLUMNS = ["uid", "kind", "text", "stated_pct", "direction", "metric",
                      "line_no"]
 # and of the messages that have results, statements or reports
 MESSAGE_COLUMNS = ["uid", "message_id", "date", "from_name", "from_addr", "subject"]
+# words at most of a label of no condition that a patched run is paired with
+PLAIN_WORDS = 8
 # spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
 NOT_CLAIMED = {"min", "max", "mdev", "stddev", "reply"}
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
@@ -86,7 +88,9 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
         others = [n for n, c in labels if c == "patched" and n != patched]
         mine = len(rest & _rest(base))
         return None if any(len(_rest(o) & _rest(base)) > mine for o in others) else base
-    plain = [n for i, n in unpatched if i < at]
+    # a label of no condition names a run only if it is a name, not a sentence ("Here's my
+    # attempt to demonstrate what I believe the problem to be:" above a paste)
+    plain = [n for i, n in unpatched if i < at and len(n.split()) <= PLAIN_WORDS]
     return plain[-1] if plain else None
 
 
