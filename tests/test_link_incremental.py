@@ -200,25 +200,30 @@ def test_subjects_parsed_again_rather_than_looked_up(source: Path, tmp_path: Pat
     _equals_a_full_link(tmp_path, st)
 
 
+DIFF = ("Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
+        "@@ -1 +1 @@\n-a\n+b\n")
+
+
+def _mail(mid: str, subject: str, body: str, refs: tuple[str, ...] = (),
+          date: str = "Mon, 1 Jan 2024 00:00:00 +0000", frm: str = "A <a@x>") -> bytes:
+    """A message replying to the last of ``refs``."""
+    head = f"From: {frm}\nSubject: {subject}\nMessage-ID: <{mid}>\nDate: {date}\n"
+    if refs:
+        head += f"In-Reply-To: <{refs[-1]}>\nReferences: {' '.join(f'<{r}>' for r in refs)}\n"
+    return (head + "\n" + body).encode()
+
+
 def test_a_reply_then_its_patch_then_a_new_version(tmp_path: Path,
                                                    always_incremental: None) -> None:
     """The parent arrives after its reply (a ghost becomes a message), then a v2 of the
     patch in a thread of its own (a reply without references takes the newest)."""
-    def mail(mid: str, subject: str, body: str, reply_to: str | None = None,
-             date: str = "Mon, 1 Jan 2024 00:00:00 +0000") -> bytes:
-        head = f"From: A <a@x>\nSubject: {subject}\nMessage-ID: <{mid}>\nDate: {date}\n"
-        if reply_to:
-            head += f"In-Reply-To: <{reply_to}>\nReferences: <{reply_to}>\n"
-        return (head + "\n" + body).encode()
-    diff = ("Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
-            "@@ -1 +1 @@\n-a\n+b\n")
-    patch = mail("p1@x", "[PATCH] net: faster frob", diff)
-    reply = mail("r1@x", "Re: [PATCH] net: faster frob", "Tested-by: B <b@x>\n", "p1@x",
-                 "Mon, 1 Jan 2024 02:00:00 +0000")
-    lost = mail("l1@x", "Re: [PATCH] net: faster frob", "Reviewed-by: C <c@x>\n",
-                date="Mon, 8 Jan 2024 00:00:00 +0000")
-    v2 = mail("p2@x", "[PATCH v2] net: faster frob", diff, date="Fri, 5 Jan 2024 00:00:00 +0000")
-    other = mail("o1@x", "[PATCH] tcp: unrelated", diff)
+    patch = _mail("p1@x", "[PATCH] net: faster frob", DIFF)
+    reply = _mail("r1@x", "Re: [PATCH] net: faster frob", "Tested-by: B <b@x>\n", ("p1@x",),
+                  "Mon, 1 Jan 2024 02:00:00 +0000")
+    lost = _mail("l1@x", "Re: [PATCH] net: faster frob", "Reviewed-by: C <c@x>\n",
+                 date="Mon, 8 Jan 2024 00:00:00 +0000")
+    v2 = _mail("p2@x", "[PATCH v2] net: faster frob", DIFF, date="Fri, 5 Jan 2024 00:00:00 +0000")
+    other = _mail("o1@x", "[PATCH] tcp: unrelated", DIFF)
     st = _ingest_in_batches(tmp_path, [[reply, other], [patch], [lost], [v2]])
     assert len(st.link_gens()) == 3
     assert st.link_info()["delta_rows"] == 2 + 3 + 4  # "other" never re-linked
@@ -234,21 +239,13 @@ def test_a_parent_that_cuts_a_reply_off_its_patch(tmp_path: Path,
     """A reply to a patch whose parent was a ghost: the parent arrives without references,
     so the reply no longer has the patch above it and takes its patch by title, among
     postings of that title in another component (another author's)."""
-    def mail(mid: str, frm: str, subject: str, body: str, refs: tuple[str, ...] = (),
-             date: str = "Mon, 1 Jan 2024 00:00:00 +0000") -> bytes:
-        head = f"From: {frm}\nSubject: {subject}\nMessage-ID: <{mid}>\nDate: {date}\n"
-        if refs:
-            head += f"In-Reply-To: <{refs[-1]}>\nReferences: {' '.join(f'<{r}>' for r in refs)}\n"
-        return (head + "\n" + body).encode()
-    diff = ("Signed-off-by: A <a@x>\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n"
-            "@@ -1 +1 @@\n-a\n+b\n")
-    patch = mail("p1@x", "A <a@x>", "[PATCH] net: faster frob", diff)
-    other = mail("p2@y", "B <b@y>", "[PATCH] net: faster frob", diff,
-                 date="Wed, 3 Jan 2024 00:00:00 +0000")
-    reply = mail("r1@x", "C <c@x>", "Re: [PATCH] net: faster frob", "Tested-by: C <c@x>\n",
-                 ("p1@x", "g1@x"), "Tue, 2 Jan 2024 00:00:00 +0000")
-    parent = mail("g1@x", "D <d@x>", "Re: a question", "Looks odd.\n",
-                  date="Mon, 1 Jan 2024 12:00:00 +0000")
+    patch = _mail("p1@x", "[PATCH] net: faster frob", DIFF)
+    other = _mail("p2@y", "[PATCH] net: faster frob", DIFF, date="Wed, 3 Jan 2024 00:00:00 +0000",
+                  frm="B <b@y>")
+    reply = _mail("r1@x", "Re: [PATCH] net: faster frob", "Tested-by: C <c@x>\n",
+                  ("p1@x", "g1@x"), "Tue, 2 Jan 2024 00:00:00 +0000", frm="C <c@x>")
+    parent = _mail("g1@x", "Re: a question", "Looks odd.\n",
+                   date="Mon, 1 Jan 2024 12:00:00 +0000", frm="D <d@x>")
     st = _ingest_in_batches(tmp_path, [[patch, other, reply], [parent]])
     assert len(st.link_gens()) == 1
     _equals_a_full_link(tmp_path, st)
