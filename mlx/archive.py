@@ -57,9 +57,7 @@ class Archive:
               where: str | None = None) -> pd.DataFrame:
         """One table, only the ``columns`` asked for, only the rows ``where`` (an SQL
         condition, run by DuckDB: ``"tool = 'iperf3' AND value_norm > 1000"``)."""
-        if name not in PART_TABLES and name not in LINK_TABLES:
-            raise MlxError(f"no table {name!r}; tables: "
-                           f"{', '.join([*PART_TABLES, *LINK_TABLES])}")
+        _schema_of(name)
         if where is not None:
             cols = ", ".join(_quote(c) for c in columns) if columns else "*"
             return self.sql(f"SELECT {cols} FROM {name} WHERE {where}")
@@ -306,10 +304,7 @@ class Archive:
         except ImportError:
             raise MlxError("dask is not installed; pip install 'mlx-mailarchive[dask]'") \
                 from None
-        if name not in PART_TABLES and name not in LINK_TABLES:
-            raise MlxError(f"no table {name!r}; tables: "
-                           f"{', '.join([*PART_TABLES, *LINK_TABLES])}")
-        table_schema = PART_TABLES.get(name) or LINK_TABLES[name]
+        table_schema = _schema_of(name)
         if name in LINK_TABLES:
             stored = "messages" if name == "links" else name
             files = self.store.link_files(stored)
@@ -355,6 +350,14 @@ def _quote(name: str) -> str:
 
 def _list(paths: list[str]) -> str:
     return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _schema_of(name: str) -> pa.Schema:
+    """The schema of table ``name``; an error naming the tables when there is none."""
+    found = PART_TABLES.get(name) or LINK_TABLES.get(name)
+    if found is None:
+        raise MlxError(f"no table {name!r}; tables: {', '.join([*PART_TABLES, *LINK_TABLES])}")
+    return found
 
 
 def part_frame(path: str, fs: Any, table_schema: pa.Schema,
