@@ -599,7 +599,7 @@ class SubsetStore(Store):
             return self._read_as(read[0], with_uid, uids=read[1])
         tables = in_threads(rows_of, reads)
         out = pa.concat_tables(tables) if tables else empty(with_uid)
-        return self._only(out, uids).select(want.names)
+        return out.select(want.names)  # each part read only the rows of ``wanted``
 
     @staticmethod
     def _only(table: pa.Table, uids: Any) -> pa.Table:
