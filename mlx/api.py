@@ -10,6 +10,7 @@ unusable input and reports progress through a callback.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -25,13 +26,15 @@ from mlx.engine import Engine, local
 from mlx.engine import dask as dask_engine
 from mlx.errors import MlxError
 from mlx.ingest import fetch
+from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.plan import Pending, Planner
 from mlx.ingest.sources import Source, discover
 from mlx.link import link_store
 from mlx.pipeline import EXTRACTOR_NAMES, Sink, run_chunk, warm_up
-from mlx.store import ERRORS, Store
+from mlx.store import ERRORS, Store, errors_table
 
 __all__ = ["HEADERS", "LINK_COLUMNS", "Archive", "IngestReport", "ingest", "load"]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -175,11 +178,28 @@ def _run(st: Store, sources: list[Source], report: IngestReport, eng: Engine,
                 linking = time.perf_counter()
                 if progress is not None and hasattr(progress, "stage"):
                     progress.stage("link")  # type: ignore[attr-defined]
-                report.linked = eng.call(link_store, where)  # on a worker: the driver stays small
+                report.linked = _link(st, eng, where)
                 report.link_elapsed = time.perf_counter() - linking
-                st.manifest["link_pending"] = False
+                st.manifest["link_pending"] = "link_failed" in report.linked
     finally:
         st.clear_staging()  # after the engine stopped: no task still writes there
+
+
+def _link(st: Store, eng: Engine, where: str) -> dict[str, int]:
+    """The link pass on a worker (the driver stays small).  A pass that fails as a whole
+    (a fault no thread's isolation caught) keeps the messages: an ``errors`` row of stage
+    ``link`` says why, and the next ingest links again.  ``MLX_STRICT=1`` raises, and
+    so does a worker out of memory (the machine's limit, not a fault of the data)."""
+    try:
+        return dict(eng.call(link_store, where))
+    except Exception as exc:  # noqa: BLE001 - the messages stored stay stored
+        if os.environ.get("MLX_STRICT") == "1" or isinstance(exc, MemoryError):
+            raise
+        log.warning("the link pass failed", exc_info=True)
+        reason = f"{type(exc).__name__}: {exc}"[:300]
+        st.write_link("errors", errors_table([ErrorRecord(
+            None, None, 0, reason, stage="link", concerns="the whole link pass")]))
+        return {"link_errors": 1, "link_failed": 1}
 
 
 def load(store: str = "mlx-store") -> Archive:

@@ -66,6 +66,9 @@ class Archive:
         if name in LINK_TABLES:
             df = self._link_table(name)
             return df if columns is None else df[columns]
+        if name == "errors":
+            df = self._errors()
+            return df if columns is None else df[columns]
         df = _to_pandas(self.store.read(name, PART_TABLES[name], _without(columns, "patch_id")))
         if name in EXTRACTED and (columns is None or "patch_id" in columns):
             df = df.merge(self._patch_ids(set(df.uid)), on="uid", how="left")
@@ -89,6 +92,18 @@ class Archive:
                     df[col] = pd.Series(pd.NA, index=df.index,
                                         dtype="Int64" if col == "depth" else "string")
         return df if columns is None else df[[c for c in columns if c in df.columns]]
+
+    def _errors(self) -> pd.DataFrame:
+        """The chunks that were no message (stage ``split`` or ``parse``) and the link
+        stage's faults (``link``, ``claims``: in ``link/errors``, replaced as a pass
+        re-links what they concern)."""
+        import pandas as pd
+        parts = _to_pandas(self.store.read("errors", schema.ERRORS))
+        parts["stage"] = parts.stage.fillna("parse")  # parts written before the column
+        linked = self.store.read_link("errors")
+        if linked is None or not linked.num_rows:
+            return parts
+        return pd.concat([parts, _to_pandas(linked.cast(schema.ERRORS))], ignore_index=True)
 
     def _link_table(self, name: str) -> pd.DataFrame:
         """A table of the link stage, read once."""
@@ -217,8 +232,8 @@ class Archive:
         def make() -> pd.DataFrame:
             if self.store.read_link("claims") is not None:
                 return self._link_table("claims")
-            from mlx.analyse.claims import build_claims
-            return build_claims(self)
+            from mlx.analyse.claims import build_claims, claim_frames
+            return build_claims(claim_frames(self))
         return self._cached("claims", make)
 
     def claims_table(self, noise_pct: float = 1.0) -> pd.DataFrame:
@@ -274,9 +289,13 @@ class Archive:
         if named("messages"):
             con.execute("CREATE VIEW messages AS SELECT m.*, l.thread_id, l.parent_id, "
                         "l.depth, l.patch_id FROM messages_parts m LEFT JOIN links l USING (uid)")
-        for name in ("errors", *EXTRACTED):
+        for name in EXTRACTED:
             if named(name):
                 con.execute(f"CREATE VIEW {name} AS SELECT * FROM {name}_parts")
+        if named("errors"):
+            linked = self._link_select("errors", schema.ERRORS)
+            con.execute("CREATE VIEW errors AS SELECT * REPLACE (coalesce(stage, 'parse') AS "
+                        f"stage) FROM errors_parts UNION ALL BY NAME {linked}")
         return con
 
     def _link_select(self, name: str, table_schema: pa.Schema) -> str:

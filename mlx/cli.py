@@ -125,11 +125,17 @@ def format_report(r: api.IngestReport) -> str:
     if r.defects:
         top = ", ".join(f"{code} {n:,}" for code, n in r.defects.most_common(8))
         lines.append(f"  defects: {top}")
-    if r.linked:
+    if r.linked.get("link_failed"):
+        lines.append("  link pass failed: see `mlx sql \"SELECT * FROM errors WHERE stage = "
+                     "'link'\"`; the messages are stored and the next ingest links again")
+    elif r.linked:
         k = r.linked
         lines.append(f"  linked: {k['threads']:,} threads, {k['patches']:,} patches "
                      f"({k['covers']:,} cover letters) in {k['series']:,} series, "
                      f"{k['reports']:,} robot reports")
+        if k.get("link_errors"):
+            lines.append(f"  link errors: {k['link_errors']:,} thread(s) whose claims a rule "
+                         f"failed on were skipped (the errors table, stage 'claims')")
     lines.append(f"  store: {r.store}")
     return "\n".join(lines)
 

@@ -256,6 +256,30 @@ def test_a_failed_link_pass_is_redone_by_the_next_run(tmp_path: Path, monkeypatc
     assert mlx.load(store).messages.thread_id.notna().all()
 
 
+def test_a_link_pass_that_fails_keeps_the_messages_and_says_why(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """A fault of the whole link pass (no thread's isolation caught it) is an errors row
+    of stage link; the run ends, the messages stay, the next run links; strict raises."""
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
+    store = str(tmp_path / "s")
+
+    def broken(path: str) -> dict[str, int]:
+        raise ValueError("a rule that fails on every store")
+
+    monkeypatch.setattr("mlx.api.link_store", broken)
+    report = mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+    assert report.stored == 1 and report.linked == {"link_errors": 1, "link_failed": 1}
+    errors = mlx.load(store).errors
+    assert errors[["stage", "concerns"]].values.tolist() == [["link", "the whole link pass"]]
+    assert errors.reason.tolist() == ["ValueError: a rule that fails on every store"]
+    with pytest.raises(ValueError):
+        mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1, strict=True)
+    monkeypatch.undo()
+    again = mlx.ingest([str(tmp_path / "a.mbox")], store=store, workers=1)
+    assert again.stored == 0 and again.linked["threads"] == 1
+    assert mlx.load(store).errors.empty  # the full pass replaced the link's errors
+
+
 def test_store_under_home(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x")]))
@@ -413,7 +437,7 @@ def test_one_ingest_at_a_time(tmp_path: Path) -> None:
 def test_sql_and_stored_claims(tmp_path: Path) -> None:
     """SQL over the parts agrees with the frames; stored claims re-verdicted with another
     noise threshold equal claims paired afresh with it."""
-    from mlx.analyse.claims import build_claims
+    from mlx.analyse.claims import build_claims, claim_frames
     store = str(tmp_path / "s")
     mlx.ingest([str(ROOT / "data")], store=store, workers=1)
     archive = mlx.load(store)
@@ -424,7 +448,7 @@ def test_sql_and_stored_claims(tmp_path: Path) -> None:
     assert archive.sql("select count(*) as n from claims").n[0] == len(archive.claims)
     for noise in (0.001, 1.0, 50.0):
         stored = archive.claims_table(noise)
-        fresh = build_claims(archive, noise)
+        fresh = build_claims(claim_frames(archive), noise)
         assert list(stored.verdict.astype(str)) == list(fresh.verdict.astype(str))
     with pytest.raises(MlxError, match="^SQL: "):
         archive.sql("select nope from results")

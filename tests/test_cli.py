@@ -125,3 +125,18 @@ def test_claim_lines_name_the_version_where_a_title_has_several() -> None:
         "  [prose] It is faster. (+7.0%)"]
     c["version"] = [1.0, 2.0, None, None, None]  # a float column prints as written
     assert claim_lines(c)[1].startswith("  v1 iperf3")
+
+
+def test_the_summary_counts_link_errors() -> None:
+    """A thread whose claims a rule failed on is counted; a failed link pass says what
+    to do next."""
+    from mlx.api import IngestReport
+    from mlx.cli import format_report
+    linked = {"threads": 3, "patches": 1, "covers": 0, "series": 1, "reports": 0,
+              "claims": 2, "link_errors": 1}
+    text = format_report(IngestReport(store="s", raw=3, stored=3, linked=linked))
+    assert "  link errors: 1 thread(s) whose claims a rule failed on were skipped" in text
+    failed = format_report(IngestReport(store="s", raw=1, stored=1,
+                                        linked={"link_errors": 1, "link_failed": 1}))
+    assert "link pass failed" in failed and "next ingest links again" in failed
+    assert "linked:" not in failed

@@ -138,7 +138,7 @@ def test_link_of_an_empty_store(tmp_path: Path) -> None:
     st = Store(str(tmp_path / "s"), create=True)
     st.save_manifest()
     assert link(st) == {"threads": 0, "patches": 0, "covers": 0, "series": 0, "reports": 0,
-                        "claims": 0}
+                        "claims": 0, "link_errors": 0}
     archive = mlx.load(str(tmp_path / "s"))
     assert len(archive.threads) == len(archive.patches) == len(archive.claims) == 0
 

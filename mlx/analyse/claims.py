@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
 import statistics
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from mlx.extract.conditions import SHA, effective_conditions, extends
 from mlx.extract.statements import NAMES_CHANGE, is_reply
+from mlx.link.subjects import parse_subject
 from mlx.rows import ClaimRow
 
 NOISE_PCT = 1.0  # |delta| below this is no change
+VERDICTS = ("improvement", "regression", "no-change")  # every claim has one
 LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
@@ -114,8 +119,8 @@ def _pair(base: list[Any], patched: list[Any], noise_pct: float) -> dict[str, An
     """The claim columns of baseline and patched runs (records of ``_usable`` rows)."""
     b_mean, b_n, b_sd = _stats([x.value_norm for x in base])
     p_mean, p_n, p_sd = _stats([x.value_norm for x in patched])
-    if math.isnan(b_mean) or math.isnan(p_mean) or (b_mean == 0 and p_mean != 0):
-        return None
+    if not (math.isfinite(b_mean) and math.isfinite(p_mean)) or (b_mean == 0 and p_mean != 0):
+        return None  # no delta to give: a missing or infinite value, a zero baseline
     delta = (p_mean - b_mean) / b_mean * 100 if b_mean else 0.0  # 0% loss before and after
     first = patched[0]
     metric = first.metric
@@ -128,8 +133,13 @@ def _pair(base: list[Any], patched: list[Any], noise_pct: float) -> dict[str, An
             "patched_value": p_mean, "patched_n": p_n, "patched_stdev": p_sd,
             "unit_norm": first.unit_norm, "delta_pct": delta, "verdict": v,
             "note": note, "baseline_line": _lines(base), "patched_line": _lines(patched),
-            "baseline_line_no": int(min(x.line_no for x in base)),
-            "patched_line_no": int(min(x.line_no for x in patched))}
+            "baseline_line_no": _first_line(base), "patched_line_no": _first_line(patched)}
+
+
+def _first_line(runs: list[Any]) -> int | None:
+    """The first body line of some runs (None where none is known)."""
+    known = [int(x.line_no) for x in runs if _known(x.line_no)]
+    return min(known) if known else None
 
 
 def _lines(runs: list[Any]) -> str:
@@ -139,12 +149,13 @@ def _lines(runs: list[Any]) -> str:
 def _judge(b_mean: float, b_n: int, b_sd: float | None, p_mean: float, p_n: int,
            p_sd: float | None, delta: float, metric: str, noise_pct: float,
            lower: bool | None) -> tuple[Any, str | None]:
-    """(verdict, note) of a pair: none where several runs a side differ by less than
-    their spread."""
-    v: Any = verdict(delta, metric, noise_pct, lower)
-    if b_n > 1 and p_n > 1 and v != "no-change" and \
-            abs(p_mean - b_mean) <= max(b_sd or 0.0, p_sd or 0.0):
-        return pd.NA, SPREAD_NOTE
+    """(verdict, note) of a pair: no change where several runs a side differ by less
+    than their spread (the runs cannot tell the two apart), with a note saying so."""
+    v = verdict(delta, metric, noise_pct, lower)
+    spread = max(b_sd if b_sd is not None and _known(b_sd) else 0.0,
+                 p_sd if p_sd is not None and _known(p_sd) else 0.0)
+    if b_n > 1 and p_n > 1 and v != "no-change" and abs(p_mean - b_mean) <= spread:
+        return "no-change", SPREAD_NOTE
     return v, None
 
 
@@ -304,8 +315,10 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
           & r.pair.isna()]
     if r.empty:
         return []
-    meta = messages.set_index("uid")
-    r = r.assign(thread_id=r.uid.map(meta.thread_id), when=r.uid.map(meta.date))
+    thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
+    when_of = {u: d for u, d in zip(messages.uid, messages.date, strict=True) if not pd.isna(d)}
+    r = r.assign(thread_id=[thread_of.get(u) for u in r.uid],
+                 when=[when_of.get(u, pd.NaT) for u in r.uid])
     r = r[r.thread_id.notna()]
     out: list[dict[str, Any]] = []
     threads = _groups(_records(r), lambda x: x.thread_id)
@@ -319,8 +332,8 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
             p = [x for x in group if x.condition == "patched"]
             if not b or not p or len({x.uid for x in b}) + len({x.uid for x in p}) < 2:
                 continue
-            latest = sorted(p, key=lambda x: (pd.isna(x.when), x.when if not pd.isna(x.when)
-                                              else 0))[-1].uid
+            latest = sorted(p, key=lambda x: (not pd.isna(x.when), x.when if not pd.isna(
+                x.when) else 0))[-1].uid
             if (claim := _claim(latest, key, b, p, noise_pct)):
                 claim["note"] = "paired across the thread"
                 out.append(claim)
@@ -351,7 +364,9 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
 
 
 def _direction(verdict_value: Any) -> str | None:
-    return verdict_value if verdict_value in ("improvement", "regression") else None
+    """"improvement" or "regression"; None for no change and for a missing verdict."""
+    return verdict_value if isinstance(verdict_value, str) and \
+        verdict_value in ("improvement", "regression") else None
 
 
 # "~7730.7mbps": a sentence that gives a measured value itself
@@ -397,7 +412,8 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
             by_thread.setdefault(thread_of.get(c["uid"]), []).append(gain)
     out = []
     for row in s.itertuples():
-        near = set(range(row.line_no - 1, row.line_no + 3))
+        line_no = int(row.line_no) if _known(row.line_no) else None
+        near = set(range(line_no - 1, line_no + 3)) if line_no is not None else set()
         own = by_uid.get(row.uid, [])
         gains = ([g for lines, g in own if lines & near] or [g for _, g in own]
                  or by_thread.get(thread_of.get(row.uid), []))
@@ -408,21 +424,25 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
             close = row.stated_pct is None or pd.isna(row.stated_pct) or \
                 abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
             agrees = bool(same and close)
-        if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(row.text) and any(
-                any(0 <= (n or 0) - row.line_no <= 8 for n in lines) for lines, _ in own):
+        text = row.text or ""
+        if row.direction not in VERDICTS:
+            continue  # an effect of no direction is no claim
+        if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(text) and line_no is not None \
+                and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
+                        for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
         verdict_ = row.direction
-        motive = verdict_ == "regression" and not CAUSED.search(row.text) and ((
+        motive = verdict_ == "regression" and not CAUSED.search(text) and ((
             pd.isna(row.stated_pct) and (FIXES.search(titles.get(row.uid) or "") or (
-                row.uid in postings and not NAMES_CHANGE.search(row.text)))) or (
+                row.uid in postings and not NAMES_CHANGE.search(text)))) or (
             # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": the loss
             # another commit brought, which the posting ends
-            row.uid in postings and OTHER_COMMIT.search(row.text) is not None))
+            row.uid in postings and OTHER_COMMIT.search(text) is not None))
         if motive:
             verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
-        out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_ or pd.NA,
+        out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
-                    "patched_line_no": row.line_no, "motive": motive})
+                    "patched_line_no": line_no, "motive": motive})
     # a posting that states its effect too: its problem statement is no claim of its own
     stating = {c["uid"] for c in out if not c["motive"]}
     return [{k: v for k, v in c.items() if k != "motive"} for c in out
@@ -465,17 +485,77 @@ def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
     return any(SHA.search(str(claim.get(k) or "")) for k in ("baseline_label", "patched_label"))
 
 
-def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
-    """The claims table of an Archive (reading the headers of only the messages that
-    have results, statements, hardware or reports)."""
-    from mlx.link.subjects import parse_subject
+@dataclass
+class ClaimFrames:
+    """What the claims read, as frames (``claim_frames`` reads them from an archive):
+    the results, statements and robot reports, the header columns, patch and thread of
+    the messages that have them, the titles of their patches, and a function giving the
+    hardware rows of some threads (with each row's thread)."""
+
+    results: pd.DataFrame  # RESULT_COLUMNS
+    statements: pd.DataFrame  # STATEMENT_COLUMNS
+    reports: pd.DataFrame  # the reports table
+    messages: pd.DataFrame  # MESSAGE_COLUMNS, patch_id, thread_id
+    patches: pd.DataFrame  # patch_id, title, version
+    hardware_of: Callable[[set[Any]], tuple[dict[Any, Any], pd.DataFrame]]
+
+    def subset(self, uids: set[Any]) -> ClaimFrames:
+        """The frames of the messages ``uids`` only."""
+        def of(df: pd.DataFrame) -> pd.DataFrame:
+            return df[df.uid.isin(uids)] if len(df) else df
+        return ClaimFrames(of(self.results), of(self.statements), of(self.reports),
+                           of(self.messages), self.patches, self.hardware_of)
+
+
+def claim_frames(archive: Any) -> ClaimFrames:
+    """The frames of an Archive the claims read (the headers of only the messages that
+    have results, statements or reports)."""
     results = archive.table("results", columns=RESULT_COLUMNS)
     statements = archive.table("statements", columns=STATEMENT_COLUMNS)
     reports = archive.reports
     if results.empty and statements.empty and reports.empty:  # nothing to pair or state
-        return pd.DataFrame(columns=COLUMNS)
+        messages = pd.DataFrame(columns=[*MESSAGE_COLUMNS, "patch_id", "thread_id"])
+        return ClaimFrames(results, statements, reports, messages,
+                           pd.DataFrame(columns=["patch_id", "title", "version"]),
+                           archive.hardware_of_threads)
     messages = archive.headers_of({*results.uid, *statements.uid, *reports.uid},
                                   MESSAGE_COLUMNS)
+    patches = archive.patch_titles({p for p in messages.patch_id if not pd.isna(p)})
+    return ClaimFrames(results, statements, reports, messages, patches,
+                       archive.hardware_of_threads)
+
+
+def plain(df: pd.DataFrame, numbers: tuple[str, ...] = (), flags: tuple[str, ...] = ()
+          ) -> pd.DataFrame:
+    """``df`` with one kind of missing value per column: NaN in the ``numbers`` (floats),
+    False in the ``flags`` (bools), None in every other column (objects).  The tables
+    hold NA, None or NaN in any nullable column; the rules below never test the truth
+    of one (``pd.NA or x`` raises), so they read frames made plain here first."""
+    out = {}
+    for col in df.columns:
+        values = df[col]
+        if col in numbers:
+            out[col] = pd.to_numeric(values.astype(object).where(values.notna(), None),
+                                     errors="coerce").astype(float)
+        elif col in flags:
+            out[col] = values.astype(object).where(values.notna(), False).astype(bool)
+        elif col == "date":
+            out[col] = pd.to_datetime(values, utc=True, errors="coerce")
+        else:
+            objects = values.astype(object)
+            out[col] = objects.where(objects.notna(), None)
+    return pd.DataFrame(out, index=df.index, columns=df.columns)
+
+
+def build_claims(frames: ClaimFrames, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
+    """The claims table of ``frames``: every row has a verdict."""
+    if frames.results.empty and frames.statements.empty and frames.reports.empty:
+        return pd.DataFrame(columns=COLUMNS)  # nothing to pair or state
+    results = plain(frames.results, ("value_norm", "line_no"), ("quoted", "is_summary"))
+    statements = plain(frames.statements, ("stated_pct", "baseline_value", "patched_value",
+                                           "line_no"), ("quoted",))
+    reports = plain(frames.reports, ("change_pct",))
+    messages = plain(frames.messages)
     titles = {u: parse_subject(s).title for u, s in zip(messages.uid, messages.subject,
                                                         strict=True) if isinstance(s, str)}
     patch_of = dict(zip(messages.uid, messages.patch_id, strict=True))
@@ -487,11 +567,18 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
                  if _about_a_change(c, patch_of, titles)]
     prose = [c for c in prose_claims(statements, measured, messages, titles)
              if _about_a_change(c, patch_of, titles)]
-    rows = measured + prose + robot_claims(reports, statements)
+    rows = [c for c in measured + prose + robot_claims(reports, statements)
+            if c.get("verdict") in VERDICTS]
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
-    # each claim's message: its header, patch (title and version from the patches,
-    # else from its subject: a patch not in the archive, seed 000) and thread
+    return _with_context(rows, frames)
+
+
+def _with_context(rows: list[dict[str, Any]], frames: ClaimFrames) -> pd.DataFrame:
+    """The claim rows with each claim's message, patch (title and version from the
+    patches, else from its subject: a patch not in the archive, seed 000), thread and
+    hardware."""
+    messages = plain(frames.messages)
     meta = dict(zip(messages.uid, messages[[*MESSAGE_COLUMNS[1:], "patch_id", "thread_id"]]
                     .itertuples(index=False), strict=True))
     of = [meta.get(c["uid"]) for c in rows]
@@ -499,7 +586,7 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     def column(name: str) -> list[Any]:
         return [getattr(m, name) if m is not None else None for m in of]
     patch_id = column("patch_id")
-    patches = archive.patch_titles([p for p in patch_id if not pd.isna(p)])
+    patches = frames.patches
     named = dict(zip(patches.patch_id, zip(patches.title, patches.version, strict=True),
                      strict=True))
     title, version = [], []
@@ -513,8 +600,8 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
         version.append(v)
     thread_id = column("thread_id")
     # the hardware of the claims' messages, else of their threads
-    thread_of, hardware = archive.hardware_of_threads({t for t in thread_id if not pd.isna(t)})
-    hw = hardware_summary(hardware)
+    thread_of, hardware = frames.hardware_of({t for t in thread_id if t is not None})
+    hw = hardware_summary(plain(hardware, flags=("quoted",)))
     thread_hw: dict[Any, str] = {}
     for uid, text in hw.items():
         thread_hw.setdefault(thread_of.get(uid), text)
@@ -527,9 +614,63 @@ def build_claims(archive: Any, noise_pct: float = NOISE_PCT) -> pd.DataFrame:
     df["title"] = pd.Series(title, index=df.index, dtype=object)
     df["version"] = pd.Series(version, index=df.index, dtype=object)
     df["thread_id"] = thread_id
-    df["hardware"] = [hw.get(c["uid"]) or thread_hw.get(t) for c, t in zip(rows, thread_id,
-                                                                         strict=True)]
+    df["hardware"] = [hw.get(c["uid"]) or (None if pd.isna(t) else thread_hw.get(t))
+                      for c, t in zip(rows, thread_id, strict=True)]
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = pd.NA
     return df[COLUMNS].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A group of messages whose claims a rule failed on: skipped, and reported."""
+
+    uid: Any  # the group's first message (a later pass that re-links it voids the row)
+    concerns: str  # "thread <thread_id>" or "message <Message-ID>"
+    reason: str  # the exception
+
+
+def isolated_claims(frames: ClaimFrames, noise_pct: float = NOISE_PCT,
+                    strict: bool = False) -> tuple[pd.DataFrame, list[Fault]]:
+    """``build_claims``, with a fault kept where it happened: when a rule raises, the
+    threads are halved until the ones it raises on are found; their claims are skipped
+    and each becomes a ``Fault``, the others' claims are kept.  ``strict`` (or
+    ``MLX_STRICT=1``) raises instead."""
+    try:
+        return build_claims(frames, noise_pct), []
+    except Exception:
+        if strict or os.environ.get("MLX_STRICT") == "1":
+            raise
+    groups = _thread_groups(frames.messages)
+    parts: list[pd.DataFrame] = []
+    faults: list[Fault] = []
+
+    def run(todo: list[tuple[str, list[Any]]]) -> None:
+        try:
+            parts.append(build_claims(frames.subset({u for _, us in todo for u in us}),
+                                      noise_pct))
+            return
+        except Exception as exc:
+            if len(todo) == 1:
+                name, uids = todo[0]
+                faults.append(Fault(uids[0], name, f"{type(exc).__name__}: {exc}"[:300]))
+                return
+        half = len(todo) // 2
+        run(todo[:half])
+        run(todo[half:])
+    run(groups)
+    kept = [p for p in parts if len(p)]
+    claims = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame(columns=COLUMNS)
+    return claims, faults
+
+
+def _thread_groups(messages: pd.DataFrame) -> list[tuple[str, list[Any]]]:
+    """(name, uids) of each thread of ``messages`` (a message of no thread alone)."""
+    groups: dict[Any, tuple[str, list[Any]]] = {}
+    for uid, mid, tid in zip(messages.uid, messages.message_id, messages.thread_id,
+                             strict=True):
+        key = ("m", uid) if pd.isna(tid) else ("t", tid)
+        name = f"message {mid}" if pd.isna(tid) else f"thread {tid}"
+        groups.setdefault(key, (name, []))[1].append(uid)
+    return list(groups.values())

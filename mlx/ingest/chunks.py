@@ -73,7 +73,7 @@ def _parse_raw(raw: RawMessage, path: str) -> MessageRecord | ErrorRecord:
 def _preamble_error(sp: Splitter, path: str) -> list[ErrorRecord]:
     if sp.preamble_len and sp.preamble.strip():
         return [ErrorRecord(path, sp.preamble_offset, sp.preamble_len,
-                            "data before the first From_ line")]
+                            "data before the first From_ line", stage="split")]
     return []
 
 
@@ -155,7 +155,8 @@ def split_stream(src: Source, skip_to: int = 0) -> Iterator[RawMessage | ErrorRe
         for raw in sp.close():
             if raw.offset >= skip_to:
                 yield raw
-        yield ErrorRecord(src.path, sp._buf_offset, 0, f"stream stopped: {exc}"[:300])
+        yield ErrorRecord(src.path, sp._buf_offset, 0, f"stream stopped: {exc}"[:300],
+                          stage="split")
     finally:
         stream.close()
     if skip_to == 0:
@@ -216,7 +217,7 @@ def _parse_file(path: str, kind: str) -> MessageRecord | ErrorRecord:
         finally:
             stream.close()
     except (OSError, EOFError, DecompressionBombError, ValueError) as exc:
-        return ErrorRecord(path, 0, 0, f"unreadable file: {exc}"[:300])
+        return ErrorRecord(path, 0, 0, f"unreadable file: {exc}"[:300], stage="split")
     defects: tuple[str, ...] = ()
     if len(data) > MAX_MESSAGE:
         data, defects = data[:MAX_MESSAGE], ("truncated",)

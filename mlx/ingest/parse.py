@@ -101,13 +101,17 @@ class MessageRecord:
 
 @dataclass(frozen=True)
 class ErrorRecord:
-    """A chunk that could not be read as a message; columns of ``errors``."""
+    """A chunk that could not be read as a message, or a fault of the link stage on some
+    messages; columns of ``errors``."""
 
-    source: str
+    source: str | None
     offset: int | None
     length: int
     reason: str
     commit: str | None = None
+    stage: str = "parse"  # split, parse, extract, link or claims
+    uid: str | None = None  # of the link stage's faults: the first message concerned
+    concerns: str | None = None  # "thread <thread_id>", "message <Message-ID>", ...
 
 
 @dataclass(frozen=True)

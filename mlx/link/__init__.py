@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mlx.ingest.parse import ErrorRecord
 from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
@@ -60,7 +61,7 @@ from mlx.link.patch_columns import (
     patch_batches,
 )
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, hashes
+from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, errors_table, hashes
 
 # an incremental pass re-links about this many messages per new one (2-3 measured)
 RELINKED = 4
@@ -105,7 +106,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
     if message_count(st) <= BATCH_MESSAGES:
         done = _pass(st, Rows(st), out, 0)
         out.close()
-        done.counts["claims"] = write_claims(st)
+        done.counts["claims"], done.counts["link_errors"] = write_claims(st)
     else:
         done = _batched(st, out)
         out.close()
@@ -120,7 +121,7 @@ def _full(st: Store, info: dict[str, Any]) -> dict[str, int]:
 def _batched(st: Store, out: LinkWriter) -> Pass:
     """The full pass a batch of whole components at a time (``mlx.link.batches``): only
     one batch's messages, subjects and link tables are held at once."""
-    total = Pass(0, 0, dict.fromkeys(COUNTED, 0))
+    total = Pass(0, 0, dict.fromkeys((*COUNTED, "link_errors"), 0))
     for rows, known in _batches(st):
         done = _pass(st, rows, out, total.comps, known, batch=True)
         done.counts["claims"] = _write_claims_of(st, rows, done, out)
@@ -351,7 +352,8 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
         "series": before.get("series", 0) - _distinct(old_patches, "sid")
         + _distinct(new_patches, "series_id"),
         "reports": before.get("reports", 0) - _rows(old_reports) + done.counts["reports"],
-        "claims": before.get("claims", 0) - _rows(old_claims) + claims}
+        "claims": before.get("claims", 0) - _rows(old_claims) + claims,
+        "link_errors": done.counts.get("link_errors", 0)}  # of this pass
     new_lists = rows.read(["list_id"])
     lists = sorted({*info.get("list_ids", []),
                     *(v for v in pc.unique(new_lists.column("list_id")).to_pylist()
@@ -421,30 +423,37 @@ def _threads_table(th: Threading, uid: pa.Array, subjects: Any) -> pa.Table:
     return table.take(pa.array(place)).cast(THREADS)
 
 
-def write_claims(st: Store) -> int:
+def write_claims(st: Store) -> tuple[int, int]:
     """The claims table of the whole store, from the tables just linked: stored so
-    readers do not pair again."""
-    claims = build_claims_table(st)
+    readers do not pair again (with the faults of the rules that failed)."""
+    claims, faults = build_claims_table(st)
     st.write_link("claims", claims)
-    return claims.num_rows
+    st.write_link("errors", faults)
+    return claims.num_rows, faults.num_rows
 
 
 def _write_claims_of(st: Store, rows: Rows, done: Pass, out: LinkWriter) -> int:
     """The claims of the messages of a pass over some of them (a batch, or a delta's),
     added to ``out``; how many."""
-    claims = build_claims_table(st, SubsetStore(st, rows, done.tables))
+    claims, faults = build_claims_table(st, SubsetStore(st, rows, done.tables))
+    done.counts["link_errors"] = done.counts.get("link_errors", 0) + \
+        out.write("errors", faults).num_rows
     return out.write("claims", claims).num_rows
 
 
-def build_claims_table(st: Store, source: Store | None = None) -> pa.Table:
+def build_claims_table(st: Store, source: Store | None = None) -> tuple[pa.Table, pa.Table]:
     """The claims of the store's messages (``source``: only some messages, and the link
-    tables of their pass), as an Arrow table."""
-    from mlx.analyse.claims import build_claims
+    tables of their pass), as an Arrow table, and the ``errors`` rows of the threads a
+    rule failed on (``mlx.analyse.claims.isolated_claims``)."""
+    from mlx.analyse.claims import claim_frames, isolated_claims
     from mlx.archive import Archive
     archive = Archive(st.path)
     if source is not None:
         archive.store = source
-    return frame_table(build_claims(archive), CLAIMS)
+    claims, faults = isolated_claims(claim_frames(archive))
+    errors = [ErrorRecord(None, None, 0, f.reason, stage="claims", uid=f.uid,
+                          concerns=f.concerns) for f in faults]
+    return frame_table(claims, CLAIMS), errors_table(errors)
 
 
 def frame_table(df: Any, table_schema: pa.Schema) -> pa.Table:
