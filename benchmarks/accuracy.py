@@ -1,12 +1,15 @@
 """Recall and precision of results, claims and hardware on the real gold set.
 
-    python benchmarks/accuracy.py [--corpus DIR] [--split dev|test|all] [--misses]
+    python benchmarks/accuracy.py [--corpus DIR] [--split heldout|dev|all] [--misses]
 
 The gold set (``tests/data/real/labels.json``: Message-IDs and expected values only,
-no mail text) names real messages of ``../shared/corpus/``.  This script ingests the
-corpus files they come from (``perf/``, ``perf-threads/``, ``hardware/``,
-``fixtures/single-messages/`` whole, so threads stay whole; from ``lists/`` only the
-labelled messages) into a temporary store and compares, message by message:
+no mail text) names real messages of ``../shared/corpus/``, each with its ``list`` and
+``split``: the lists of the ``heldout`` split are labelled by a helper and never read
+while rules are written, so their figures show what a list mlx has never seen brings.
+This script ingests the corpus files they come from (``perf/``, ``perf-threads/``,
+``hardware/``, ``candidates/``, ``fixtures/single-messages/`` whole, so threads stay
+whole; from ``lists/`` only the labelled messages) into a temporary store and compares,
+message by message:
 
 - results: a labelled value is found when a row of the message has the same
   ``unit_norm`` and a ``value_norm`` within 1%; precision counts the message's
@@ -20,8 +23,10 @@ labelled messages) into a temporary store and compares, message by message:
   ``setup`` (what the claims' summary reads); precision of those rows (a row matches
   a label of the same kind that names the same model).
 
-The summary comes last, one figure per line; ``--misses`` prints every miss and
-every extra row before it.
+The summary comes last, one figure per line, the held-out lists first; ``--misses``
+prints every miss and extra row of the dev split before it, and those of the held-out
+split only as counts by kind (a unit, a tool, a hardware kind: no value, no text), so
+that reading them writes no rule for one held-out message.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import os
 import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +48,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "tests" / "data" / "real" / "labels.json"
 CORPUS = ROOT.parent / "shared" / "corpus"
-WHOLE = ("perf", "perf-threads", "hardware", "fixtures/single-messages")
+WHOLE = ("perf", "perf-threads", "hardware", "candidates", "fixtures/single-messages")
+SPLITS = ("heldout", "dev")
 TOLERANCE = 0.01
 MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(?:\r?\n[ \t]+)?<?([^>\s]+)>?")
 
@@ -203,7 +209,15 @@ class Report:
     negative_rows: int = 0
     thread_claims: int = 0
     messages: int = 0
+    lists: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)  # the misses, by kind
+
+    def miss(self, kind: str, line: str) -> None:
+        """One miss or extra row: its line (with values and text), and its kind (words
+        only: what a held-out list's misses are reported as)."""
+        self.kinds[kind] += 1
+        self.lines.append(line)
 
 
 def _fmt(v: Any) -> str:
@@ -219,7 +233,8 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
         rep.negatives += 1
         rep.negative_rows += len(res)
         for r in res.itertuples():
-            rep.lines.append(f"NEGATIVE-ROW {tag} line {r.line_no}: {_fmt(r.value_norm)} "
+            rep.miss(f"row from a negative message [{r.tool}] {r.unit_norm}",
+                     f"NEGATIVE-ROW {tag} line {r.line_no}: {_fmt(r.value_norm)} "
                              f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
     got, free = match_results(lab["results"], res)
     s = rep.results
@@ -231,9 +246,10 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
     s.correct += len(res) - len(free)
     for want, k in zip(lab["results"], got, strict=True):
         if k < 0:
-            rep.lines.append(f"MISS result {tag} line {want.get('line')}: "
-                             f"{_fmt(want['value_norm'])} {want['unit_norm']} "
-                             f"({want.get('value')} {want.get('unit')})")
+            rep.miss(f"missed result {want['unit_norm']}",
+                     f"MISS result {tag} line {want.get('line')}: "
+                     f"{_fmt(want['value_norm'])} {want['unit_norm']} "
+                     f"({want.get('value')} {want.get('unit')})")
             continue
         r = res.iloc[k]
         for attr in ("condition", "side", "quoted"):
@@ -242,13 +258,15 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
             if (bool(have) if attr == "quoted" else have) == want.get(attr):
                 rep.attrs[attr][0] += 1
             elif attr == "condition":
-                rep.lines.append(f"CONDITION {tag} line {r.line_no}: {have} for "
-                                 f"{want.get(attr)} ({_fmt(r.value_norm)} {r.unit_norm})")
+                rep.miss(f"condition {want.get(attr)} found as {have}",
+                         f"CONDITION {tag} line {r.line_no}: {have} for "
+                         f"{want.get(attr)} ({_fmt(r.value_norm)} {r.unit_norm})")
     if not lab.get("negative"):
         for k in free:
             r = res.iloc[k]
-            rep.lines.append(f"EXTRA result {tag} line {r.line_no}: {_fmt(r.value_norm)} "
-                             f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
+            rep.miss(f"extra result [{r.tool}] {r.unit_norm}",
+                     f"EXTRA result {tag} line {r.line_no}: {_fmt(r.value_norm)} "
+                     f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
     _score_claims(lab, arch, uid, rep, tag)
     _score_hardware(lab, arch, uid, rep, tag)
 
@@ -273,14 +291,16 @@ def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
             what = (f"stated {want.get('stated_pct')}" if want["kind"] == "prose" else
                     f"{_fmt(_mean(want.get('baseline')))} -> {_fmt(_mean(want.get('patched')))} "
                     f"{want.get('unit_norm') or ''}")
-            rep.lines.append(f"MISS claim {tag} [{want['kind']}] {what} {want.get('verdict')} "
+            rep.miss(f"missed claim [{want['kind']}] {want.get('unit_norm') or ''}".rstrip(),
+                     f"MISS claim {tag} [{want['kind']}] {what} {want.get('verdict')} "
                              f"(line {want.get('patched_line') or want.get('line')})")
     for k in free:
         c = cl.iloc[k]
         what = (f"stated {_fmt(c.stated_pct)} {str(c.statement)[:60]!r}" if c.kind == "prose"
                 else f"{_fmt(c.baseline_value)} -> {_fmt(c.patched_value)} {c.unit_norm} "
                 f"{c.baseline_label!r} vs {c.patched_label!r}")
-        rep.lines.append(f"EXTRA claim {tag} [{c.kind}] {what} {c.verdict}")
+        rep.miss(f"extra claim [{c.kind}] {c.tool if c.kind == 'measured' else ''}".rstrip(),
+                 f"EXTRA claim {tag} [{c.kind}] {what} {c.verdict}")
 
 
 def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
@@ -296,8 +316,8 @@ def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report
         if any(hw_same(h, k, t, v) for k, t, v, r, _ in rows if r == "setup"):
             found += 1
         else:
-            rep.lines.append(f"MISS hardware {tag} line {h.get('line')}: {h['kind']} "
-                             f"{h['text']!r}")
+            rep.miss(f"missed setup hardware {h['kind']}",
+                     f"MISS hardware {tag} line {h.get('line')}: {h['kind']} {h['text']!r}")
     if setup:
         s.per_message.append(found / len(setup))
     s.labelled += len(setup)
@@ -309,33 +329,39 @@ def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report
         if any(hw_same(h, k, t, v) for h in setup):
             s.correct += 1
         else:
-            rep.lines.append(f"EXTRA hardware {tag} line {line}: {k} {t!r}")
+            rep.miss(f"extra setup hardware {k}", f"EXTRA hardware {tag} line {line}: {k} {t!r}")
 
 
 def measure(corpus: Path = CORPUS, labels: list[dict[str, Any]] | None = None,
-            split: str = "all") -> Report:
+            split: str = "all") -> dict[str, Report]:
+    """One Report per split (``heldout``, ``dev``) of the labels of ``split``, from one
+    ingest of everything they need."""
     labels = load_labels() if labels is None else labels
     labels = [lab for lab in labels if split == "all" or lab.get("split") == split]
+    reports = {name: Report() for name in SPLITS if split in ("all", name)}
     with tempfile.TemporaryDirectory(prefix="mlx-accuracy-") as tmp:
         arch = ingest_gold(corpus, labels, Path(tmp) / "store")
         uid_of = dict(zip(arch.headers.message_id, arch.headers.uid, strict=True))
-        rep = Report()
         for lab in labels:
+            rep = reports[lab["split"]]
             uid = uid_of.get(lab["message_id"])
             rep.messages += 1
+            rep.lists.add(lab["list"])
             if uid is None:
-                rep.lines.append(f"NOT-INGESTED n={lab.get('n')} {lab['message_id']}")
+                rep.miss("not ingested", f"NOT-INGESTED n={lab.get('n')} {lab['message_id']}")
             score_message(lab, arch, uid, rep)
-    return rep
+    return reports
 
 
 def figures(rep: Report) -> dict[str, float]:
+    cond = rep.attrs.get("condition", [0, 0])
     return {
         "results_recall_per_message": rep.results.macro(),
         "results_recall": rep.results.recall(),
         "results_precision": rep.results.precision(),
         "claims_recall": rep.claims.recall(),
         "claims_precision": rep.claims.precision(),
+        "condition": cond[0] / cond[1] if cond[1] else 1.0,
         "hardware_setup_recall": rep.hardware.recall(),
         "hardware_setup_precision": rep.hardware.precision(),
         "negative_rows": float(rep.negative_rows),
@@ -344,35 +370,50 @@ def figures(rep: Report) -> dict[str, float]:
 
 def summary(rep: Report, split: str) -> list[str]:
     r, c, h = rep.results, rep.claims, rep.hardware
-    attrs = ", ".join(f"{k} {a / b:.2f}" for k, (a, b) in sorted(rep.attrs.items()) if b)
+    attrs = ", ".join(f"{k} {a / b:.2f} ({a}/{b})" for k, (a, b) in sorted(rep.attrs.items())
+                      if b)
     return [
-        f"gold set ({split}): {rep.messages} messages, {rep.negatives} negatives",
-        f"results recall per message {r.macro():.3f}, overall {r.recall():.3f} "
+        f"{split} lists ({len(rep.lists)}: {', '.join(sorted(rep.lists))}): {rep.messages} "
+        f"messages, {rep.negatives} negatives",
+        f"  results recall per message {r.macro():.3f}, overall {r.recall():.3f} "
         f"({r.found}/{r.labelled})",
-        f"results precision {r.precision():.3f} ({r.correct}/{r.predicted}); "
+        f"  results precision {r.precision():.3f} ({r.correct}/{r.predicted}); "
         f"attributes of found rows: {attrs}",
-        f"claims recall {c.recall():.3f} ({c.found}/{c.labelled}), precision "
+        f"  claims recall {c.recall():.3f} ({c.found}/{c.labelled}), precision "
         f"{c.precision():.3f} ({c.correct}/{c.predicted}); {rep.thread_claims} paired "
         f"across threads, not scored",
-        f"rows from negative messages: {rep.negative_rows}",
-        f"hardware setup recall {h.recall():.3f} ({h.found}/{h.labelled}), precision "
+        f"  rows from negative messages: {rep.negative_rows}",
+        f"  hardware setup recall {h.recall():.3f} ({h.found}/{h.labelled}), precision "
         f"{h.precision():.3f} ({h.correct}/{h.predicted})",
     ]
+
+
+def misses(rep: Report, split: str) -> list[str]:
+    """Every miss of the dev split; of the held-out split, how many of each kind."""
+    if split != "heldout":
+        return rep.lines
+    return [f"{split}: {n} {kind}" for kind, n in sorted(rep.kinds.items(),
+                                                           key=lambda kv: (-kv[1], kv[0]))]
 
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=CORPUS)
-    ap.add_argument("--split", choices=["dev", "test", "all"], default="all")
-    ap.add_argument("--misses", action="store_true", help="print every miss and extra row")
+    ap.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    ap.add_argument("--misses", action="store_true",
+                    help="print every miss and extra row (of the held-out split: counts)")
     a = ap.parse_args(argv)
     if not a.corpus.is_dir():
         print(f"Error: no corpus at {a.corpus}; pass --corpus DIR", file=sys.stderr)
         return 1
-    rep = measure(a.corpus, split=a.split)
+    reports = measure(a.corpus, split=a.split)
     if a.misses:
-        print("\n".join(rep.lines))
-    print("\n".join(summary(rep, a.split)))
+        for name in reversed(SPLITS):  # the held-out split's counts last, by the figures
+            if name in reports:
+                print("\n".join(misses(reports[name], name)))
+    for name in SPLITS:
+        if name in reports:
+            print("\n".join(summary(reports[name], name)))
     return 0
 
 

@@ -11,16 +11,30 @@ import sys
 import pytest
 from conftest import CORPUS, DATA, ROOT
 
-FLOORS = {  # benchmarks/accuracy.py on the whole gold set (dev + test)
-    "results_recall_per_message": 0.95,
-    "results_recall": 0.94,
-    "results_precision": 0.95,
-    "claims_recall": 0.93,
-    "claims_precision": 0.99,
-    "hardware_setup_recall": 0.90,  # found as a setup row (before: in any role, 0.92)
-    "hardware_setup_precision": 0.91,
+# benchmarks/accuracy.py per split: the held-out lists (labelled by a helper, never read
+# while rules are written) and the dev lists
+FLOORS = {
+    "heldout": {
+        "results_recall_per_message": 0.69,
+        "results_precision": 0.76,
+        "claims_recall": 0.17,
+        "claims_precision": 0.30,
+        "condition": 0.78,
+        "hardware_setup_recall": 0.16,
+        "hardware_setup_precision": 0.46,
+    },
+    "dev": {
+        "results_recall_per_message": 0.84,
+        "results_recall": 0.82,
+        "results_precision": 0.96,
+        "claims_recall": 0.84,
+        "claims_precision": 0.97,
+        "condition": 0.89,
+        "hardware_setup_recall": 0.82,
+        "hardware_setup_precision": 0.85,
+    },
 }
-MAX_NEGATIVE_ROWS = 0
+MAX_NEGATIVE_ROWS = {"heldout": 104, "dev": 3}
 
 
 def _accuracy():
@@ -33,23 +47,37 @@ def _accuracy():
 
 
 def test_labels_hold_ids_and_values_only() -> None:
-    """The gold set stores no mail text: ids, expected values and short notes."""
+    """The gold set stores no mail text: ids, expected values and short notes; each label
+    names its list, and a list is on one side of the split only."""
     labels = json.loads((DATA / "real" / "labels.json").read_text())
-    assert len(labels) >= 60 and sum(lab["negative"] for lab in labels) >= 10
-    allowed = {"n", "message_id", "file", "split", "negative", "results", "claims", "hardware",
-               "notes"}
+    allowed = {"n", "message_id", "file", "list", "split", "negative", "results", "claims",
+               "hardware", "notes"}
+    side: dict[str, str] = {}
     for lab in labels:
         assert set(lab) <= allowed
-        assert lab["split"] in ("dev", "test")
+        assert lab["split"] in ("dev", "heldout")
+        assert side.setdefault(lab["list"], lab["split"]) == lab["split"], lab["list"]
         assert all("text" not in c for c in lab["claims"])
         assert len(lab.get("notes", "")) < 700
+    sides: dict[str, set[str]] = {}  # (two labels of one id: two messages a list holds)
+    for lab in labels:
+        sides.setdefault(lab["message_id"], set()).add(lab["split"])
+    assert all(len(s) == 1 for s in sides.values())
+    held = [lab for lab in labels if lab["split"] == "heldout"]
+    assert len(labels) >= 300 and len(side) >= 15
+    assert len({lab["list"] for lab in held}) >= 5 and len(held) >= 100
+    assert sum(lab["negative"] for lab in held) >= 20
 
 
 def test_gold_set_floors() -> None:
     if not (CORPUS / "perf").is_dir():
         pytest.skip(f"corpus not present: {CORPUS}")
     acc = _accuracy()
-    figures = acc.figures(acc.measure(CORPUS))
-    low = {k: (figures[k], floor) for k, floor in FLOORS.items() if figures[k] < floor}
+    reports = acc.measure(CORPUS)
+    low = {}
+    for split, floors in FLOORS.items():
+        figures = acc.figures(reports[split])
+        low.update({f"{split} {k}": (figures[k], floor) for k, floor in floors.items()
+                    if figures[k] < floor})
+        assert figures["negative_rows"] <= MAX_NEGATIVE_ROWS[split], split
     assert not low, f"below the floor (figure, floor): {low}"
-    assert figures["negative_rows"] <= MAX_NEGATIVE_ROWS
