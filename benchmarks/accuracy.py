@@ -80,7 +80,8 @@ def ingest_gold(corpus: Path, labels: list[dict[str, Any]], store: Path) -> Any:
     lists = store.parent / "lists"
     lists.mkdir()
     _list_messages(corpus, labels, lists)
-    paths = [str(corpus / d) for d in WHOLE if (corpus / d).exists()] + [str(lists)]
+    paths = [str(corpus / d) for d in WHOLE if (corpus / d).exists()] + \
+        ([str(lists)] if any(lists.iterdir()) else [])
     mlx.ingest(paths, store=str(store), workers=2)
     return mlx.load(str(store))
 
@@ -212,11 +213,12 @@ class Report:
     lists: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
     kinds: Counter[str] = field(default_factory=Counter)  # the misses, by kind
+    list: str = ""  # of the message being scored
 
     def miss(self, kind: str, line: str) -> None:
-        """One miss or extra row: its line (with values and text), and its kind (words
-        only: what a held-out list's misses are reported as)."""
-        self.kinds[kind] += 1
+        """One miss or extra row: its line (with values and text), and its kind with its
+        list (words only: what a held-out list's misses are reported as)."""
+        self.kinds[f"{self.list}: {kind}"] += 1
         self.lines.append(line)
 
 
@@ -347,6 +349,7 @@ def measure(corpus: Path = CORPUS, labels: list[dict[str, Any]] | None = None,
             uid = uid_of.get(lab["message_id"])
             rep.messages += 1
             rep.lists.add(lab["list"])
+            rep.list = lab["list"]
             if uid is None:
                 rep.miss("not ingested", f"NOT-INGESTED n={lab.get('n')} {lab['message_id']}")
             score_message(lab, arch, uid, rep)

@@ -31,7 +31,7 @@ VERDICTS = ("improvement", "regression", "no-change")  # every claim has one
 LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
-KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic"]
+KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic", "scope"]
 # the columns of the results table the pairing reads (of 37: a store's claims read only
 # these, and no patch ids, which they take from the messages)
 RESULT_COLUMNS = ["uid", *KEY, "value_norm", "unit_norm", "is_summary", "label", "condition",

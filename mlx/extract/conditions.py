@@ -11,6 +11,8 @@ words count: ``with it``, ``now``; ``was``, ``previously``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 # what a change is called
 CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|revert|"
@@ -25,8 +27,16 @@ BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[
 # After patch   with this patch   w/napi_gro_receive patch   net-next + patch   patched
 PATCHED = re.compile(r"(?i)\b(?:after|patched|applied|post-patch|modified|"
                      r"(?:first )?bad (?:commit|kernel|build))\b|"
-                     r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?[^,;:()]{0,40}?\b" + CHANGE + r"\b|"
+                     r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?[^,;:()]{0,40}?(?:\b|(?<=_))" + CHANGE
+                     + r"(?:\b|(?=_))|"
                      r"^with$|^new\b|^w/$|^patch(?:ed|es)?$")
+# "upstream", "mainline:", "origin smc", "upstream kernel": a noun naming the code without the
+# change, in a label (not "[ Upstream commit ... ]", "Upstream Port", "upstream bandwidth")
+BASE_NOUN = re.compile(r"(?i)\b(?:upstream|mainline|origin)\b(?![ \t]+(?:commit|port|"
+                       r"bandwidth|link|direction|stream|traffic|bug|report|fix|discussion))")
+BASE_NOUN_HEAD = re.compile(r"(?i)\b(?:upstream|mainline|origin)[ \t]+(?:kernel|tree|code|build|"
+                            r"linux|net-next|net|bpf-next)\b")
+NOUN_LABEL_WORDS = 5  # a label this short may name the baseline by a noun
 # "Fastpath (with flowtable, this patchset)": the change named, where nothing says before it
 THIS_CHANGE = re.compile(r"(?i)\bthis (?:patch\w*|series|change|commit)\b")
 # ... and in a sentence: "450Mbps with it", "now 870 Mbits/sec", "was ~540"
@@ -44,7 +54,10 @@ def condition_of(label: str | None, prose: bool = False) -> str | None:
     """baseline, patched or None (neither, or both as in "with/without")."""
     if not label or BOTH.search(label):
         return None
-    base = BASELINE.search(label) is not None
+    base = BASELINE.search(label) is not None or (not prose and BASE_NOUN.search(label) is not
+                                                  None and (len(label.split()) <= NOUN_LABEL_WORDS
+                                                            or BASE_NOUN_HEAD.search(label)
+                                                            is not None))
     patched = PATCHED.search(label) is not None or (not base and THIS_CHANGE.search(label)
                                                      is not None)
     if prose and base == patched:
@@ -53,6 +66,76 @@ def condition_of(label: str | None, prose: bool = False) -> str | None:
     if base == patched:
         return None
     return "baseline" if base else "patched"
+
+
+@dataclass(frozen=True)
+class Label:
+    """One label a value sits under, and where it sits: ``prefix`` (on the value's own
+    line, before it: ``Before: [  5] 0.00-10.00 sec ...``, ``64: [  5] ...``), ``own``
+    (what the reader found: a table's column or row header, the words before a colon, the
+    clause of a sentence), ``inner`` (a reader's inner name: a table's row, a tool's row),
+    ``outline`` (a label line above the block: ``Without this patch:`` over ``* idle
+    link:``)."""
+
+    text: str
+    place: str
+    condition: str | None = None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What the labels of one value say: the label that names its condition (else the
+    innermost), the condition, and the other labels: as short names (``config``) and as
+    written (``scope``: what keeps runs of different configurations apart)."""
+
+    label: str | None
+    condition: str | None
+    config: tuple[str, ...]
+    scope: tuple[str, ...]
+
+
+def resolve(labels: Sequence[Label]) -> Resolved:
+    """The one step that decides, for a value, which of its labels (innermost first) is
+    its condition and which are configuration.
+
+    A prefix on the value's own line that names a condition is it (``Before: [ 5] ...``
+    under a sentence that says what was run); else the outermost label that names one
+    (``Without this patch:`` over ``* with background flows:``); with none, the reader's
+    own label (else the innermost outline label) names the run and no condition is
+    known."""
+    named = [lab for lab in labels if lab.condition is not None]
+    prefix = [lab for lab in named if lab.place == "prefix"]
+    # with no condition: the reader's own label, else the innermost outline label; a
+    # prefix or an inner name ("tx [SUM] ...", "64: [ 5] ...") stays configuration
+    runs = [lab for lab in labels if lab.place == "own"] + \
+        [lab for lab in labels if lab.place not in ("prefix", "inner")] + list(labels)
+    chosen = prefix[0] if prefix else named[-1] if named else runs[0] if runs else None
+    if chosen is None:
+        return Resolved(None, None, (), ())
+    others = [lab for lab in reversed(labels) if lab is not chosen]  # outer first
+    config = tuple(n for lab in others if (n := short_name(lab.text)) is not None)
+    return Resolved(chosen.text, chosen.condition, config, tuple(lab.text for lab in others))
+
+
+# words a sentence leads with before its noun: "On my test box ...", "Tested on an E810"
+LEAD_WORDS = re.compile(r"(?i)^(?:(?:on|in|at|for|from|of|here|there|are|is|the|a|"
+                        r"an|my|our|your|this|these|those|some|more|and|so|but|then|also|i|"
+                        r"we|tested|testing|ran|run|results?|numbers?|data)\b[ \t,]*)+")
+SHORT_WORDS = 5  # a configuration's name has at most this many words
+
+
+def short_name(text: str | None) -> str | None:
+    """A label as a configuration's name: itself when short (``TCP_RR 32 queues``,
+    ``SMAP on``, ``64``), the head of a sentence's noun (``On my test box with xdp``
+    -> ``test box with xdp``), None for a sentence (``Here are more details of the data
+    I collected``)."""
+    t = (text or "").strip(" \t:;-*")
+    if not t or t.endswith((".", "!", "?")):
+        return None
+    if len(t.split()) <= SHORT_WORDS and not LEAD_WORDS.match(t):
+        return t
+    head = LEAD_WORDS.sub("", t).split(",")[0].strip(" .:")
+    return head if head and len(head.split()) <= SHORT_WORDS - 1 else None
 
 
 # "1a2b3c4d5e6f", "9f8e7d6^": a label naming a commit
@@ -66,9 +149,23 @@ STOP = {"the", "a", "an", "of", "for", "to", "in", "on", "and", "with", "add", "
 def extends(label: str, base: str) -> bool:
     """Does ``label`` name ``base`` plus something ("mainline + frag recycling" over
     "mainline", "net-next + IP6IP support" over "net-next (baseline)")?"""
+    return extension(label, base) is not None
+
+
+# the words that mark a side rather than name a code base: "Before + tc" is the "Before"
+# run of another configuration, not "Before" with a change added
+MARKER = re.compile(r"(?i)^(?:before|after|with(?:out)?|w/o?|now|was|then|old|new|"
+                    r"patched|unpatched)\b")
+
+
+def extension(label: str, base: str) -> str | None:
+    """What ``label`` adds to ``base`` ("+ per-queue pools" of "baseline + per-queue
+    pools" over "baseline"), None when it does not extend it."""
     head = PARENTHETICAL.sub("", base).strip()
-    return bool(head) and len(label) > len(head) and label.startswith(head) and \
-        label[len(head):len(head) + 1] in (" ", "+", "-", "/", "_", ".") and label != base
+    if not head or len(label) <= len(head) or not label.startswith(head) or label == base \
+            or label[len(head):len(head) + 1] not in (" ", "+", "-", "/", "_", "."):
+        return None
+    return label[len(head):].strip()
 
 
 def effective_conditions(labels: list[tuple[str, str | None]], title: str | None = None,
@@ -83,11 +180,17 @@ def effective_conditions(labels: list[tuple[str, str | None]], title: str | None
     """
     conds = dict(labels)
     for name, cond in labels:
-        if cond != "baseline" and any(extends(name, other) for other, _ in labels):
+        for other, other_cond in labels:
+            added = extension(name, other)
+            if added is None or other_cond == "patched" or MARKER.match(other) or \
+                    condition_of(added) == "baseline" or (cond == "baseline" and other_cond
+                                                         != "baseline"):
+                continue
+            # "baseline + per-queue pools" over "baseline", "6.12 (patched)" over "6.12":
+            # the label that adds to a code base's name is that base with the change
             conds[name] = "patched"
-            for other, _ in labels:
-                if extends(name, other) and conds[other] is None:
-                    conds[other] = "baseline"
+            if conds[other] is None:
+                conds[other] = "baseline"
     if set(conds.values()) == {None} and len(labels) == 2:
         conds.update(_switched(labels, title))
     values = set(conds.values())
@@ -113,6 +216,8 @@ SWITCH_OFF = re.compile(r"(?i)(?:\b(?:off|disabled?|no|false)|=[ \t]*0b?)[ \t)]*
                         r"^(?:off|disabled?)\b")
 # a change that switches something off: then "off" is the patched side
 TURNS_OFF = re.compile(r"(?i)\b(?:disable|remove|drop|revert|turn off|stop|avoid|skip)")
+# ... or on
+TURNS_ON = re.compile(r"(?i)\b(?:enable|turn on|switch on|allow|support)")
 
 
 def _switched(labels: list[tuple[str, str | None]], title: str | None) -> dict[str, str]:
@@ -122,6 +227,15 @@ def _switched(labels: list[tuple[str, str | None]], title: str | None) -> dict[s
     on = [n for n in (a, b) if SWITCH_ON.search(n) and not SWITCH_OFF.search(n)]
     off = [n for n in (a, b) if SWITCH_OFF.search(n) and not SWITCH_ON.search(n)]
     if len(on) != 1 or len(off) != 1 or not title:
+        return {}
+    # "ethtool -K eth0 gro off" / "... on" beside a page pool patch: a toggle of something
+    # the change is not about, on one kernel, is a configuration compared, no change
+    # (a patch that itself enables or disables something switches: "stmmac: intel: Enable
+    # HW descriptor prefetch by default" over "DCHE = 0b" / "DCHE = 1b")
+    switched = _words(SWITCH_ON.sub("", on[0])) | _words(SWITCH_OFF.sub("", off[0]))
+    if switched and not switched & _words(title) and not TURNS_ON.search(title) and not \
+            TURNS_OFF.search(title) and not re.search(r"(?i)\b" + CHANGE + r"\b",
+                                                      on[0] + " " + off[0]):
         return {}
     if TURNS_OFF.search(title):
         return {off[0]: "patched", on[0]: "baseline"}

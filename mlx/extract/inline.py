@@ -133,13 +133,25 @@ CAPACITY_SPECS = re.compile(
     r"(?=[ \t]+(?:radios?|cards?|adapters?|nics?|modules?|chips?)\b)|"
     r"[ \t\n]+(?:and|or)[ \t\n]+(?:an?[ \t\n]+)?~?\d[\d.,]*[ \t]?[kmg]?(?:bps|bits?/s(?:ec)?|bit/s)"
     r"(?:[ \t]+\S+)?)[ \t]+(?:radios?|cards?|adapters?|nics?|modules?|chips?|ports?|links?)\b")
+# "10Gb/s Intel ixgbe NICs", "25G Mellanox ConnectX cards": a capacity, a maker and a model
+# in between (not "9.4 Gbps on both NICs": what ran over them)
+CAPACITY_NAMED = re.compile(r"(?i)(?:[ \t]+(?!(?:on|with|over|using|through|between|across|via|"
+                            r"per|from|to|for|in|at|both|the|my|our|all|each|two|and|or)\b)"
+                            r"[A-Za-z][\w-]*){1,2}[ \t]+(?:nics?|cards?|adapters?|interfaces?)\b")
 # "SAS 6Gbps", "USB 3.0 5Gbps", "PCIe Gen3", "DDR4 3200": a bus or an interface spec
 CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe(?:[ \t]?Gen\d)?|"
                              r"\bHDMI|\bThunderbolt|\bDDR\d|\bx\d{1,2}|\blink(?:ed)? at|"
                              r"\bnegotiated|\bbaud|\bsync(?:ed)? at|\bmax(?:imum)?|\bup to|"
+                             r"\b(?:max(?:imum)?|available|total|link)[ \t]+bandwidth|"
                              r"\b\d{1,2}[ \t]?x|\bport(?:s)?|\bfull|\bnominal|\bcapable of|"
                              r"\bthe|\bconnected at)"
                              r"[ \t]*[:@~]?[ \t]*~?$")
+# "[    1.270442] usb usb1-port3: ... 12 Mb/s", "kern :debug : [ 370.212505] thunderbolt ...
+# link maximum bandwidth 36000/36000 Mb/s": the timestamp of a kernel log line
+KERNEL_LOG = re.compile(r"\[[ \t]*\d{1,8}\.\d{3,9}\]")
+# "Speed: 1000Mb/s", "Link speed: 10 Gbps", "Max bandwidth:" - a field naming a capacity
+CAPACITY_FIELD = re.compile(r"(?i)(?:^|[\t ])(?:(?:link|port|max(?:imum)?|nominal|bus|phy)[ \t]+)?"
+                            r"(?:speed|bandwidth|bitrate|baud(?:rate)?|capacity)[ \t]*:[ \t]*$")
 # "1/(84*8)*40*10^9 =": arithmetic in front of a value makes it computed, not measured
 COMPUTED = re.compile(r"[\d)][ \t]*[*/^][ \t]*[\d(]")
 # a time that is a setting or a duration, not a latency: "timeout: 10 ms", "took: 3 s"
@@ -158,8 +170,14 @@ CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs
 # "Before: ", "  - net-next (baseline):   ", "with patch = ": the words a value is given for
 # "net-next: (baseline)   ~ 85Gbps": a note may follow the colon
 # "Fastpath (with flowtable, this patchset): ~25 Gbit/s": a parenthesis may hold commas
-LABEL_BEFORE = re.compile(r"(?<![\w.~])([A-Za-z][\w .+/'#-]{0,60}?(?:[ \t]?\([^)]{0,60}\))?)"
+# "6.12.0-rc2 (patched):" a kernel version; "6.12.0-rc2:  rx 4.66 Mpps": a word after the
+# colon names the value within the run (``LABEL_INNER``)
+LABEL_BEFORE = re.compile(r"(?<![\w.~])((?:[A-Za-z]|v?\d{1,2}\.\d{1,3}[.\w-]*)[\w .+/'#-]{0,60}?"
+                          r"(?:[ \t]?\([^)]{0,60}\))?)"
                           r"[ \t]*[:=][ \t]*(\([^)]{0,30}\))?[ \t]*(?:~|≈|about |around )?[ \t]*$")
+LABEL_INNER = re.compile(r"(?<![\w.~])((?:[A-Za-z]|v?\d{1,2}\.\d{1,3}[.\w-]*)[\w .+/'#-]{0,60}?"
+                         r"(?:[ \t]?\([^)]{0,60}\))?)[ \t]*:[ \t]*([A-Za-z][\w/-]{0,11})[ \t]+"
+                         r"(?:~|≈)?[ \t]*$")
 # a number and the unit after it: what may stand between a labelled value and the same
 # value in other units on its line
 NUMBER_UNIT = re.compile(r"\d[\d.,]*[ \t]?[A-Za-z/]*")
@@ -283,10 +301,18 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False  # a diagram or a table the table reader did not take, or code
     if DUMP_FIELD.search(line):
         return False  # a field of iw's, lspci's, lsusb's or the clocksource's dump
+    begin = p.hard_start(start)
+    hard = text[begin:text.find("\n", start) % (len(text) + 1)]
+    above = text[p.hard_start(begin - 1):begin] if begin else ""
+    if KERNEL_LOG.search(hard) or (KERNEL_LOG.search(above) and not hard[:1].isupper()):
+        return False  # a kernel log line (or its wrapped tail) prints a link's speed, no run
     colon = text.rfind(":", a, start)  # "net-next + SIT flowtable support: ~148 Gbps"
     if NOT_MEASURED.search(line[colon - a + 1:] if colon >= 0 and start - colon < 24 else line):
         return False  # a capacity line
+    if colon >= 0 and start - colon < 24 and CAPACITY_FIELD.search(text, a, colon + 1):
+        return False  # ethtool's "Speed: 1000Mb/s", "Max bandwidth: 40 Gbps": a setting
     if CAPACITY_AFTER.match(text, end) or CAPACITY_SPECS.match(text, end) or \
+            CAPACITY_NAMED.match(text, end) or \
             CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
@@ -428,6 +454,10 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
             continue
         label = _label_before(p, m.start())
         line = p.hard_start(m.start())
+        inner = None
+        if label is None and (k := LABEL_INNER.search(p.text[max(line, m.start() - 80):
+                                                             m.start()])):
+            label, inner = k.group(1).strip(" -*"), k.group(2)  # "6.12-rc2:  rx 4.1 Mpps"
         if label is not None:
             labelled[line] = (label, m.end())
         elif line in labelled and not re.search(
@@ -442,7 +472,7 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
             cond = condition_of(clause, prose=True)
             label = _clause_label(clause, m.group(0)) if cond else None
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
-                                                        cond)))
+                                                        cond, config=inner)))
     return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
 
 

@@ -75,8 +75,9 @@ def parse_line(line: str) -> IperfValue | None:
         prefix=_prefix(line[:m.start()]))
 
 
-# "tx ", "host1: ", "- ": a short word in front of a result line names it
-PREFIX = re.compile(r"^[ \t]*([A-Za-z][\w.-]{0,15})[ \t:]*$")
+# "tx ", "host1: ", "Before: ", "64: " (a message size): a short word in front of a result
+# line names it
+PREFIX = re.compile(r"^[ \t]*([A-Za-z0-9][\w.-]{0,15})[ \t:]*$")
 
 
 def _prefix(text: str) -> str | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract import inline, iperf, netperf, tools
-from mlx.extract.conditions import condition_of, effective_conditions
+from mlx.extract.conditions import Label, condition_of, effective_conditions, resolve, short_name
 from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import normalize
@@ -28,11 +28,11 @@ from mlx.text import Words, matched_at
 # a body without any of these holds no result: most messages stop here (all found in
 # one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings", "https", so they
 # count only where BODY_RATE finds a rate)
-SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "ytes/s", "req/s")
+SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "b/s", "ytes/s", "req/s")
 BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
                "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
                "nstat", tools.OPENSSL_LEGEND)
-BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t]pps[ \t]")
+BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
                        r"[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
@@ -106,6 +106,9 @@ class ResultRow:
     statistic: str | None = None
     sender_host: str | None = None  # iperf3: which end sent the data (-R makes it the server)
     pair: str | None = None  # values the text pairs itself (a table row, "X -> Y") share it
+    # every label of the value but the condition's, as written ("config" keeps the short
+    # names): what keeps runs of different configurations apart when they are paired
+    scope: str | None = None
 
 
 def parse_command(command: str) -> dict[str, Any]:
@@ -555,29 +558,26 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
                                     if r.quote_depth == depth and r.label is not None))
         implied = {name: cond for name, cond in effective_conditions(labels, title)
                    if cond is not None}
-        if implied:
-            out = [replace(r, condition=implied.get(r.label)) if r.quote_depth == depth and
-                   r.condition is None and r.label in implied else r for r in out]
+        if implied:  # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla")
+            out = [replace(r, condition=implied[r.label]) if r.quote_depth == depth and
+                   r.label in implied and r.condition != implied[r.label] else r for r in out]
     return out
 
 
-def _resolve(own: str | None, own_condition: str | None,
-             labels: list[_Label]) -> tuple[str | None, str | None, list[str]]:
-    """(label, condition, config parts) of a value from its own label and the outline."""
-    stack = [(lab.text, lab.condition) for lab in labels]
-    if own is not None:
-        stack.append((own, own_condition))
-    named = [(t, cnd) for t, cnd in stack if cnd is not None]
-    label: str | None
-    condition: str | None
-    if named:
-        label, condition = named[0]  # the outer condition: inner labels are configurations
-    elif stack:
-        label, condition = stack[-1]
-    else:
-        return None, None, []
-    config = [t for t, _ in stack if t != label]
-    return label, condition, config
+def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, str | None,
+                                                            list[str], list[str]]:
+    """(label, condition, config, scope) of a value from the labels around it, innermost
+    first (``conditions.resolve``): a prefix on its own line (iperf's ``Before: [ 5]``),
+    the reader's own label and inner name, the outline above."""
+    inner = []
+    if r.config:
+        prefix = r.tool.startswith("iperf")  # a word in front of a pasted tool line
+        inner.append(Label(r.config, "prefix" if prefix else "inner",
+                           condition_of(r.config) if prefix else None))
+    own = [Label(r.label, "own", r.condition)] if r.label is not None else []
+    outline = [Label(lab.text, "outline", lab.condition) for lab in reversed(labels)]
+    got = resolve(inner + own + outline)
+    return got.label, got.condition, list(got.config), list(got.scope)
 
 
 def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> ResultRow:
@@ -602,14 +602,14 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
     if pair is not None:  # the text paired these itself: its labels are the condition
         label, condition = r.label, r.condition
         inner = [lab.text for lab in c.labels if lab.condition is None][-1:]
-        config = [r.config] if r.config else inner
+        scope = [r.config] if r.config else inner
+        config = [n for x in scope if (n := short_name(x)) is not None]
     else:
-        label, condition, config = _resolve(r.label, r.condition, c.labels)
-        if r.config:
-            config.append(r.config)
+        label, condition, config, scope = _resolve(r, c.labels)
     return replace(
         r, tool=tool, test=test, label=label, condition=condition, section=c.section, pair=pair,
         config=" / ".join(config) if config else None,
+        scope=" / ".join(scope) if scope else None,
         command=c.command, quoted=depth > 0, quote_depth=depth, line_no=r.line_no or i + 1,
         line=text.strip()[:500], host=c.host, streams=cmd.get("streams"),
         reverse=cmd.get("reverse"), protocol=cmd.get("protocol"), duration=cmd.get("duration"),

@@ -36,6 +36,10 @@ CELL_VALUE = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?(\d{1,3}(?:,\d{3})+(?:\.\d{1,6}
 CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
 # "(Mbps)", "[Gbit/s]", "in Mbit/s", "Throughput (10^6bits/sec)": a unit for the column
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
+# "Forwarding over a veth pair, Mpps:": a caption's clause that is a unit alone
+CAPTION_UNIT = re.compile(r"(?:^|[,;:])[ \t]*" + UNIT + r"[ \t]*:?[ \t]*$")
+# "TCP conn", "msg size", "flows": a first column that numbers the rows, holds no values
+INDEX_CELL = re.compile(r"^[ \t]*\d{1,7}[ \t]*[KMk]?B?$")
 # columns whose cells are no measurement
 SKIP_COLUMN = re.compile(r"(?i)delta|diff|change|gain|improv|ratio|speed-?up|\bstd|\bdev\b|"
                          r"stdev|%|±|\bcpu\d*\b|util|\bsd\b|\bpct\b|percent|regress|loss|err|"
@@ -183,6 +187,12 @@ class TableReader:
         if len(label_cells) > 1 or (label_cells and label_cells[0] is not row[0]):
             return None
         row_label = label_cells[0].text.rstrip(":") if label_cells else None
+        if row_label is None and len(values) > 2 and len(row) == len(head) and \
+                INDEX_CELL.match(row[0].text) and not condition_of(head[0].text) and \
+                not HEADER_UNIT.search(head[0].text):
+            # "TCP conn  before  after" over "8  35.2  38.9": the first column numbers rows
+            row_label = f"{head[0].text} {row[0].text}"
+            values = values[1:]
         columns = self._columns(row, values)
         if columns is None:
             return None
@@ -206,9 +216,10 @@ class TableReader:
                 v = InlineValue(number, unit, name, col_cond, test, row_label,
                                 pair=f"{self.tables}.r{self.rows}")
             elif row_cond is not None:  # the rows are: a column is one config
+                corner = len(row) == len(heads) + 1  # the header has no corner cell
                 v = InlineValue(number, unit, row_label, row_cond, test,
-                                _config(heads[0], name) if len(heads) > 2 else None,
-                                pair=f"{self.tables}.c{col}")
+                                name if corner else _config(heads[0], name)
+                                if len(heads) > 2 else None, pair=f"{self.tables}.c{col}")
             else:
                 v = InlineValue(number, unit, name, None, test, row_label,
                                 pair=f"{self.tables}.r{self.rows}")
@@ -235,9 +246,14 @@ class TableReader:
     def _unit(self, cell: str, column: str, row_label: str | None) -> str | None:
         if m := CELL_UNIT.match(cell):
             return m.group(1)
-        for text in (column, *reversed(self.caption)):
+        # the caption's lines joined: "throughput in" / "Gb/s, the origin ..."
+        for text in (column, " ".join(self.caption)):
             if m := HEADER_UNIT.search(text):
                 return m.group(1) or m.group(2)
+        for text in reversed(self.caption):
+            for clause in re.split(r"(?<=[,;])|(?<=:)[ \t]", text):
+                if m := CAPTION_UNIT.search(clause.rstrip(",;")):
+                    return m.group(1)
         for text in (row_label or "", column, *self.caption):
             if m := NETPERF_TEST.search(text):
                 return NETPERF_UNIT[m.group(2)]
