@@ -391,9 +391,10 @@ def summary(rep: Report, split: str) -> list[str]:
     ]
 
 
-def misses(rep: Report, split: str) -> list[str]:
-    """Every miss of the dev split; of the held-out split, how many of each kind."""
-    if split != "heldout":
+def misses(rep: Report, split: str, lines: bool = False) -> list[str]:
+    """Every miss of the dev split; of the held-out split, how many of each kind (every
+    line only with ``lines``: for a helper who describes the misses in words)."""
+    if split != "heldout" or lines:
         return rep.lines
     return [f"{split}: {n} {kind}" for kind, n in sorted(rep.kinds.items(),
                                                            key=lambda kv: (-kv[1], kv[0]))]
@@ -405,6 +406,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     ap.add_argument("--misses", action="store_true",
                     help="print every miss and extra row (of the held-out split: counts)")
+    ap.add_argument("--heldout-lines", action="store_true",
+                    help="with --misses, the held-out split's lines too: for a helper who "
+                    "describes them in words, never read while rules are written")
     a = ap.parse_args(argv)
     if not a.corpus.is_dir():
         print(f"Error: no corpus at {a.corpus}; pass --corpus DIR", file=sys.stderr)
@@ -413,7 +417,7 @@ def main(argv: list[str]) -> int:
     if a.misses:
         for name in reversed(SPLITS):  # the held-out split's counts last, by the figures
             if name in reports:
-                print("\n".join(misses(reports[name], name)))
+                print("\n".join(misses(reports[name], name, a.heldout_lines)))
     for name in SPLITS:
         if name in reports:
             print("\n".join(summary(reports[name], name)))

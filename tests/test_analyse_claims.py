@@ -178,6 +178,54 @@ def test_shapes_golden(shapes) -> None:
     assert got.to_dict("records") == want.to_dict("records")
 
 
+@pytest.fixture(scope="module")
+def unseen(tmp_path_factory) -> mlx.Archive:
+    store = str(tmp_path_factory.mktemp("unseen"))
+    mlx.ingest([str(GOLDEN / "unseen.mbox")], store=store, workers=1)
+    return mlx.load(store)
+
+
+def test_unseen_shapes_golden(unseen) -> None:
+    """The shapes lists mlx had never seen brought (issue 33), one message each, give
+    exactly the claims of the reference file: a condition as the prefix of a pasted tool
+    line, headings over netperf blocks, nouns naming the baseline, a label extending the
+    baseline's, a reply's own list, columns per configuration, tables with the patched
+    column first, boxes, an index column, netperf's UDP_STREAM, -O and -o output,
+    super_netperf under kernel names, per-size iperf3 lines, repeated -P runs, bounds and
+    sides in parentheses; and no claim from a toggle on one kernel, two transports or an
+    iperf3 UDP sender's target rate."""
+    import os
+    columns = [*GOLDEN_COLUMNS, "statistic"]
+    got = pd.DataFrame({c: [_text(v) for v in unseen.claims[c]] for c in columns})
+    path = GOLDEN / "unseen.claims.csv"
+    if os.environ.get("MLX_UPDATE_GOLDEN"):
+        got.to_csv(path, index=False)
+    want = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert got.to_dict("records") == want.to_dict("records")
+
+
+def test_unseen_shapes_results(unseen) -> None:
+    r = unseen.results
+    toggle = r[r.message_id == "toggle-1@example.org"]
+    # measured on one unpatched kernel: results, no condition, no claim
+    assert sorted(toggle.value_norm) == [812.0, 2100.0, 6100.0, 9200.0]
+    assert toggle.condition.isna().all()
+    assert unseen.claims[unseen.claims.message_id == "toggle-1@example.org"].empty
+    # the middle column of "origin smc | tcp | smc with patches" is a comparator
+    tcp = r[(r.message_id == "nouns-1@example.cn") & (r.label == "tcp")]
+    assert sorted(tcp.value_norm) == [2330.0, 10400.0] and tcp.condition.isna().all()
+    # iperf3's UDP sender lines are results; a target rate echoed on both sides (1000 ->
+    # 1000) and the placeholder jitter and loss are no claim
+    sender = r[(r.message_id == "udp-sender-1@example.net") & (r.side == "sender")]
+    assert len(sender) == 6
+    claims = unseen.claims
+    assert not (claims.message_id.eq("udp-sender-1@example.net") & claims.side.eq("sender")).any()
+    # -O's selector columns are latencies and a transaction rate, not four rates
+    sel = r[(r.message_id == "selector-1@example.org") & (r.line_no == 9)]
+    assert sorted(zip(sel.metric, sel.value_norm, strict=True)) == [
+        ("latency", 29.0), ("latency", 42.0), ("latency", 58.0), ("rate", 24015.31)]
+
+
 def _text(v) -> str:
     """A cell as the golden CSV holds it: "" for missing, numbers to 6 digits."""
     if v is None or (not isinstance(v, str) and pd.isna(v)):

@@ -206,8 +206,20 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
     return r[is_sum | r.stream.isna() | ~has_sum]
 
 
+def _target_rate(key: tuple[Any, ...], base: list[Any], patched: list[Any]) -> bool:
+    """An iperf3 UDP sender's rate equal on both sides: the target it was given (``-b``),
+    which the runs only echo ("1000 Mbits/sec ... sender" before and after)."""
+    k = dict(zip(KEY, key, strict=True))
+    if (k["tool"], k["test"], k["side"]) != ("iperf3", "udp", "sender"):
+        return False
+    values = {round(x.value_norm, 6) for x in (*base, *patched)}
+    return len(values) == 1
+
+
 def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
            noise_pct: float) -> dict[str, Any] | None:
+    if _target_rate(key, base, patched):
+        return None
     pair = _pair(base, patched, noise_pct)
     if pair is None:
         return None

@@ -41,7 +41,7 @@ NOUN_LABEL_WORDS = 5  # a label this short may name the baseline by a noun
 THIS_CHANGE = re.compile(r"(?i)\bthis (?:patch\w*|series|change|commit)\b")
 # ... and in a sentence: "450Mbps with it", "now 870 Mbits/sec", "was ~540"
 PROSE_BASELINE = re.compile(r"(?i)\b(?:was|were|used to|previously|originally|before)\b")
-PROSE_PATCHED = re.compile(r"(?i)\b(?:with (?:it|them|that|this|yours?)|now|this gives|gives)\b")
+PROSE_PATCHED = re.compile(r"(?i)\b(?:with (?:it|them|that|this|yours?)|now|this gives)\b")
 # where a clause names its condition: "without the change", "with it", "before", "now"
 CONDITION_WORDS = re.compile(r"(?i)\b(?:without|with|before|after|now|was|previously|"
                              r"originally|w/o|w/)\b")
@@ -108,20 +108,24 @@ def resolve(labels: Sequence[Label]) -> Resolved:
     # with no condition: the reader's own label, else the innermost outline label; a
     # prefix or an inner name ("tx [SUM] ...", "64: [ 5] ...") stays configuration
     runs = [lab for lab in labels if lab.place == "own"] + \
-        [lab for lab in labels if lab.place not in ("prefix", "inner")] + list(labels)
+        [lab for lab in labels if lab.place not in ("prefix", "inner")]
     chosen = prefix[0] if prefix else named[-1] if named else runs[0] if runs else None
-    if chosen is None:
-        return Resolved(None, None, (), ())
     others = [lab for lab in reversed(labels) if lab is not chosen]  # outer first
-    config = tuple(n for lab in others if (n := short_name(lab.text)) is not None)
-    return Resolved(chosen.text, chosen.condition, config, tuple(lab.text for lab in others))
+    # (a label naming another condition is no configuration's name: "So I ran this with
+    # the unpatched kernel and then with the series:" above "Before: ..." / "After: ...")
+    config = tuple(n for lab in others if lab.condition is None
+                   and (n := short_name(lab.text)) is not None)
+    return Resolved(chosen.text if chosen else None, chosen.condition if chosen else None,
+                    config, tuple(lab.text for lab in others))
 
 
 # words a sentence leads with before its noun: "On my test box ...", "Tested on an E810"
 LEAD_WORDS = re.compile(r"(?i)^(?:(?:on|in|at|for|from|of|here|there|are|is|the|a|"
                         r"an|my|our|your|this|these|those|some|more|and|so|but|then|also|i|"
-                        r"we|tested|testing|ran|run|results?|numbers?|data)\b[ \t,]*)+")
+                        r"we|tested|testing|ran|run|results?|numbers?|data|did|do|does|got|get|"
+                        r"see|saw|have|had|tried|used|just|now|then)\b[ \t,]*)+")
 SHORT_WORDS = 5  # a configuration's name has at most this many words
+NAME_WORDS = 8  # ... or this many, as a list of parts ("128 bit key, 16 byte blocks")
 
 
 def short_name(text: str | None) -> str | None:
@@ -132,9 +136,11 @@ def short_name(text: str | None) -> str | None:
     t = (text or "").strip(" \t:;-*")
     if not t or t.endswith((".", "!", "?")):
         return None
-    if len(t.split()) <= SHORT_WORDS and not LEAD_WORDS.match(t):
-        return t
-    head = LEAD_WORDS.sub("", t).split(",")[0].strip(" .:")
+    lead = LEAD_WORDS.match(t)
+    if not lead:  # a name ("128 bit key, 16 byte blocks"), not a sentence ("Sorry, I ...")
+        return t if len(t.split()) <= NAME_WORDS and (len(t.split()) <= SHORT_WORDS or
+                                                      "," in t) else None
+    head = t[lead.end():].split(",")[0].strip(" .:")
     return head if head and len(head.split()) <= SHORT_WORDS - 1 else None
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
+from mlx.extract.units import UNIT_PATTERN
 
 # === 4in4 TCP_STREAM: 901.05 Mbits/sec ===
 SUMMARY = re.compile(
@@ -36,22 +37,28 @@ PING_LOSS = re.compile(r"\d{1,9} packets transmitted, \d{1,9} (?:packets )?recei
                        r"(?:\+\d{1,9} errors, )?(\d{1,3}(?:\.\d{1,4})?)% packet loss")
 
 NUM = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,6})?|\d{1,12}(?:\.\d{1,6})?)"
-UNIT = (r"([KMGT]i?[bB]its?/s(?:ec)?|[KMGT]?bps|[kmg]bps|[KMGT]i?b/s|[KMGT]i?B/s|"
-        r"[KMGT]i?Bytes/s(?:ec)?|[KMGT]Bps|[kKmMG]?pps|[kKM]?IOPS|trans/s|tps|req/s|"
-        r"usecs?|us|µs|μs|msecs?|ms|nsecs?|ns)")
+UNIT = "(" + UNIT_PATTERN + ")"  # every unit mlx.extract.units normalises
 GAP = r"[ \t]{0,2}"  # "939.34  kpps": aligned text puts two blanks before a unit
 # "55Gbps" "~1300000pps" "3.5 Mpps" "12,345 tps" "9.4 Gbit/s"; a sign makes it a delta
 # ("-466 pps (-0.2%)"), "x" a factor, "/" the second half of a slash pair
 VALUE = re.compile(r"(?<![\w.,/+±-])(~|≈|about |around |approx\.? )?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
 # a value of a pair, maybe packed with a slash and maybe without its unit: "494/432 Mbit/s", "730"
-SIDE = r"~?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
+# ("from <200 Mbit/s to >700 Mbit/s": a bound the author gives for a side is its value)
+SIDE = r"[~<>]?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
 # from 55Gbps to 71Gbps    went from 730 Mbps to 1.9 Gbps    from ~540 to 870 Mbit/s
 # from 494/432 Mbit/s for TCP transfers (download/upload) to 438/343 Mbit/s
 FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+(?:up |down )?"
                      r"to[ \t]+" + SIDE + r"(?![\w/])")
 # a 12% drop (790 to 695 Mbps): a pair in parentheses
 IN_PARENS = re.compile(r"\([ \t]*" + SIDE + r"[ \t]+to[ \t]+" + SIDE + r"[ \t]*\)")
+# no real difference with (4.1 Mpps) and without (4.0 Mpps) the series: each side in
+# parentheses after the word naming it
+SIDE_WORDS = {"with": "patched", "after": "patched", "without": "baseline", "w/o": "baseline",
+              "before": "baseline"}
+PAREN_SIDES = re.compile(r"(?i)\b(with|without|w/o|before|after)[ \t]*\([ \t]*" + SIDE +
+                         r"[ \t]*\)[^()\n]{0,40}?\b(with|without|w/o|before|after)[ \t]*\([ \t]*"
+                         + SIDE + r"[ \t]*\)")
 # 612 -> 655 Mbps     7.26 Mpps => 7.94 Mpps      41 → 2
 ARROW = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]*(?:-+>|=+>|→)[ \t]*" + SIDE + r"(?![\w/])")
 # 82 vs 91 Mbps      9.1 Gbps vs. 9.4 Gbps
@@ -399,6 +406,18 @@ def _pairs(p: _Paragraph) -> list[Pair]:
                 other = "baseline" if known == "patched" else "patched"
                 conds = (conds[0] or other, conds[1] or other)
             out.append((m.start(), m.end(), _sides(m), conds, names))
+    for m in PAREN_SIDES.finditer(text):
+        # groups: the first word, its side (number, slashed number, unit), the second
+        words = (m.group(1).lower(), m.group(5).lower())
+        first, second = SIDE_WORDS[words[0]], SIDE_WORDS[words[1]]
+        if first == second or (m.group(4) is None and m.group(8) is None) or any(
+                a <= m.start() < b for a, b, *_ in out):
+            continue  # the same side twice, no unit, or read already
+        a1, ua = _num(m.group(2)), m.group(4) or m.group(8)
+        b1, ub = _num(m.group(6)), m.group(8) or m.group(4)
+        sides = [(a1, ua, b1, ub)] if first == "baseline" else [(b1, ub, a1, ua)]
+        out.append((m.start(), m.end(), sides, ("baseline", "patched"),
+                    words if first == "baseline" else words[::-1]))
     return out
 
 
@@ -455,9 +474,9 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
         label = _label_before(p, m.start())
         line = p.hard_start(m.start())
         inner = None
-        if label is None and (k := LABEL_INNER.search(p.text[max(line, m.start() - 80):
-                                                             m.start()])):
-            label, inner = k.group(1).strip(" -*"), k.group(2)  # "6.12-rc2:  rx 4.1 Mpps"
+        words = p.text[max(line, m.start() - 80):m.start()]
+        if label is None and (inner_m := LABEL_INNER.search(words)):
+            label, inner = inner_m.group(1).strip(" -*"), inner_m.group(2)  # "v6.1:  rx 4 Mpps"
         if label is not None:
             labelled[line] = (label, m.end())
         elif line in labelled and not re.search(

@@ -202,14 +202,67 @@ def parse_interim(line: str, test: str | None) -> NetperfValue | None:
                         interval_end=float(m.group(3)))
 
 
+# the output titles of the omni selectors (netperf.texi, "Omni Output Selectors"): what the
+# CSV header of ``-o`` and the column heads of ``-O`` print
+OMNI_LATENCY_TITLE = re.compile(r"(?i)^(minimum|maximum|mean|50th percentile|90th percentile|"
+                                r"99th percentile|stddev) latency microseconds$")
+STATISTIC = {"minimum": "min", "maximum": "max", "mean": "mean", "50th percentile": "p50",
+             "90th percentile": "p90", "99th percentile": "p99", "stddev": "stddev"}
+OMNI_TITLE_WORDS = ("Throughput", "Latency", "Transaction Rate")
+
+
+def omni_values(fields: dict[str, str], test: str | None) -> list[NetperfValue]:
+    """The values of one omni result, by its output titles: throughput in its units (else
+    the test's), the transaction rate, and the latencies (no stddev: a spread)."""
+    out: list[NetperfValue] = []
+    rr = bool(test and test.endswith("RR"))
+    if (v := _num(fields.get("Throughput"))) is not None:
+        unit = fields.get("Throughput Units") or ("Trans/s" if rr else "10^6bits/s")
+        out.append(NetperfValue(test, v, unit))
+    rate = next((t for t in fields if t.startswith("Transaction Rate")), None)
+    if rate and "Throughput" not in fields and (v := _num(fields[rate])) is not None:
+        out.append(NetperfValue(test, v, "trans/s"))
+    for title, text in fields.items():
+        m = OMNI_LATENCY_TITLE.match(title)
+        if m and m.group(1).lower() != "stddev" and (v := _num(text)) is not None:
+            out.append(NetperfValue(test, v, "us", metric="latency",
+                                    extra={"statistic": STATISTIC[m.group(1).lower()]}))
+    return out
+
+
 def parse_omni_csv(header: str, row: str, test: str | None) -> list[NetperfValue]:
-    """``-o`` output: 'Throughput,Throughput Units' then '9401.77,10^6bits/s'."""
+    """``-o`` output: its titles ('Minimum Latency Microseconds,...,Throughput,Throughput
+    Units') then one row ('21,38.52,61,25923.61,Trans/s')."""
     names = [h.strip() for h in header.split(",")]
     values = [v.strip() for v in row.split(",")]
-    if len(names) != len(values) or "Throughput" not in names:
+    if len(names) != len(values) or len(names) < 2 or not any(
+            w in header for w in OMNI_TITLE_WORDS) or _num(values[0]) is None:
         return []
-    rec = dict(zip(names, values, strict=True))
-    v = _num(rec.get("Throughput"))
-    if v is None:
+    return omni_values(dict(zip(names, values, strict=True)), test)
+
+
+def parse_omni_columns(heads: list[str], row: str, test: str | None) -> list[NetperfValue]:
+    """``-O`` output: each title wrapped over the lines above in a column of its own, the
+    values under them::
+
+        Minimum      90th         99th         Throughput
+        Latency      Percentile   Percentile
+        Microseconds Latency      Latency
+                     Microseconds Microseconds
+        29           42           58           24015.31
+    """
+    cells = [(m.start(), m.group()) for m in re.finditer(r"\S+", row)]
+    if len(cells) < 2 or not all(NUMBER.match(t) for _, t in cells):
         return []
-    return [NetperfValue(test, v, rec.get("Throughput Units", "10^6bits/s"))]
+    starts = [s for s, _ in cells]
+    titles: list[list[str]] = [[] for _ in cells]
+    for line in heads:
+        for m in re.finditer(r"\S+", line):
+            col = max((k for k, s in enumerate(starts) if s <= m.start() + 1), default=-1)
+            if col < 0:
+                return []
+            titles[col].append(m.group())
+    names = [" ".join(t) for t in titles]
+    if not any(w in n for n in names for w in OMNI_TITLE_WORDS):
+        return []
+    return omni_values(dict(zip(names, (t for _, t in cells), strict=True)), test)

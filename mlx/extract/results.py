@@ -22,14 +22,15 @@ from mlx.extract import inline, iperf, netperf, tools
 from mlx.extract.conditions import Label, condition_of, effective_conditions, resolve, short_name
 from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
-from mlx.extract.units import normalize
+from mlx.extract.units import PREFILTER_WORDS, normalize
 from mlx.text import Words, matched_at
 
 # a body without any of these holds no result: most messages stop here (all found in
 # one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings", "https", so they
 # count only where BODY_RATE finds a rate)
-SLASH_TOKENS = ("bits/s", "bit/s", "trans/s", "B/s", "b/s", "ytes/s", "req/s")
+SLASH_TOKENS = PREFILTER_WORDS
 BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
+               "operations in", "opers/sec",
                "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
                "nstat", tools.OPENSSL_LEGEND)
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
@@ -222,13 +223,19 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
         r = readers.setdefault(depth, _Readers())
         if "TEST" in text and (banner := netperf.banner_test(text)):
             r.test = banner
-        if text.startswith("Throughput,") and i + 1 < len(doc):  # netperf -o CSV
+        if "," in text and i + 1 < len(doc) and any(w in text for w in netperf.OMNI_TITLE_WORDS):
             if rows := [_netperf_row(v, "omni") for v in netperf.parse_omni_csv(
-                    text, doc.text(i + 1), r.test)]:
+                    text, doc.text(i + 1), r.test)]:  # netperf -o: titles, then the values
                 para.flush()
                 out.add(i + 1, rows)
                 skip = i + 1
                 continue
+        if r.table.columns is None and (heads := _omni_heads(doc, i)) and (rows := [
+                _netperf_row(v, "omni") for v in netperf.parse_omni_columns(heads, text,
+                                                                            r.test)]):
+            para.flush()  # netperf -O: the titles in columns above the values
+            out.add(i, rows)
+            continue
         if r.omni.block or "=" in text:
             out.add(i, [_netperf_row(v, "omni") for v in r.omni.feed(text, r.test)])
         value = iperf.parse_line(text) if "sec" in text else None
@@ -237,8 +244,11 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
             r.iperf.append((i, value))
             continue
         _flush_iperf(r.iperf, out)
-        if borrowed := tools.borrowed_units(text):  # "portrx: 10018143 rx: 9856910 pps"
-            out.add(i, [_tool_row(v) for v in borrowed])
+        if borrowed := tools.borrowed_units(text) or tools.tcrypt_values(text):
+            out.add(i, [_tool_row(v) for v in borrowed])  # "portrx: 10018143 rx: 9856910 pps"
+            if borrowed[0].tool == "tcrypt":
+                para.flush()
+                continue
         rows = _bare_value(text, r) or _tool_values(i, text, r, depth)
         if rows:
             para.flush()
@@ -255,6 +265,22 @@ def _find(doc: Document) -> list[tuple[int, ResultRow]]:
     for row in _json_rows(doc):
         out.add(row.line_no - 1, [row])
     return _pings_without_summary(sorted(out.rows, key=lambda x: x[0]))
+
+
+def _omni_heads(doc: Document, i: int) -> list[str]:
+    """The title lines right above line ``i`` when it holds numbers only (``-O``)."""
+    tokens = doc.text(i).split()
+    if len(tokens) < 2 or not all(BARE_NUMBER.match(t) for t in tokens):
+        return []
+    heads: list[str] = []
+    depth = doc.lines[i].depth
+    for k in range(i - 1, max(i - 6, -1), -1):
+        line = doc.lines[k]
+        if line.depth != depth or not line.text.strip() or "TEST" in line.text or \
+                any(BARE_NUMBER.match(t) for t in line.text.split()):
+            break
+        heads.insert(0, line.text)
+    return heads if any(w in h for h in heads for w in netperf.OMNI_TITLE_WORDS) else []
 
 
 def _bare_value(text: str, r: _Readers) -> list[ResultRow]:
@@ -452,9 +478,17 @@ def _sentence(text: str) -> bool:
     return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words)
 
 
+# "             Microseconds Microseconds": a line of netperf -O's column titles, no label
+OMNI_HEAD = re.compile(r"(?i)^[ \t]*(?:(?:minimum|maximum|mean|stddev|\d{2}th|percentile|latency|"
+                       r"microseconds|throughput|units|transaction|rate|tran/s|local|remote|"
+                       r"cpu|util|%)[ \t]*)+$")
+
+
 def _label_text(text: str) -> tuple[bool, str | None]:
     """(is a label line, its label) for one line; None clears the label."""
     s = text.strip()
+    if OMNI_HEAD.match(s):
+        return False, None
     if s.startswith(("- ", "* ", "\u2022 ")):
         s = s[2:].strip()  # "- Before this change:": a bulleted label
     if not s or len(s) > 120 or IPERF_CHATTER.match(s) or ATTRIBUTION.search(s):
@@ -501,7 +535,8 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document,
         is_label, label = _label_text(text)
         indent = outline_position(text)[0]
         nxt = doc.next_text(i)
-        if not is_label and nxt is not None and SHORT_LABEL.match(text) and (
+        if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
+                not OMNI_HEAD.match(text) and (
                 nxt in by_line or TOOL_START.search(doc.text(nxt))):
             is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
         if not is_label:

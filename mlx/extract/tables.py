@@ -36,6 +36,8 @@ CELL_VALUE = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?(\d{1,3}(?:,\d{3})+(?:\.\d{1,6}
 CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
 # "(Mbps)", "[Gbit/s]", "in Mbit/s", "Throughput (10^6bits/sec)": a unit for the column
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
+# "Requests/s": a row named by its unit alone
+ROW_UNIT = re.compile(r"^[ \t]*" + UNIT + r"[ \t]*:?$")
 # "Forwarding over a veth pair, Mpps:": a caption's clause that is a unit alone
 CAPTION_UNIT = re.compile(r"(?:^|[,;:])[ \t]*" + UNIT + r"[ \t]*:?[ \t]*$")
 # "TCP conn", "msg size", "flows": a first column that numbers the rows, holds no values
@@ -246,10 +248,14 @@ class TableReader:
     def _unit(self, cell: str, column: str, row_label: str | None) -> str | None:
         if m := CELL_UNIT.match(cell):
             return m.group(1)
-        # the caption's lines joined: "throughput in" / "Gb/s, the origin ..."
-        for text in (column, " ".join(self.caption)):
-            if m := HEADER_UNIT.search(text):
-                return m.group(1) or m.group(2)
+        # the column's, the row's ("Bandwidth(MBps)", "Latency(us)", a row named
+        # "Requests/s"), the caption's lines joined ("throughput in" / "Gb/s, the ...")
+        if m := HEADER_UNIT.search(column):
+            return m.group(1) or m.group(2)
+        if row_label and (m := HEADER_UNIT.search(row_label) or ROW_UNIT.match(row_label)):
+            return m.group(1) or (m.group(2) if m.re is HEADER_UNIT else None)
+        if m := HEADER_UNIT.search(" ".join(self.caption)):
+            return m.group(1) or m.group(2)
         for text in reversed(self.caption):
             for clause in re.split(r"(?<=[,;])|(?<=:)[ \t]", text):
                 if m := CAPTION_UNIT.search(clause.rstrip(",;")):

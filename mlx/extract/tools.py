@@ -14,6 +14,12 @@ a packet rate)::
 A stats line whose first field has no unit beside fields that have one takes theirs
 (``ens6f1: portrx: 10018143 rx:  9856910 pps   drop:   161228 pps``).
 
+The kernel's crypto speed test, ``tcrypt`` (``modprobe tcrypt mode=500 sec=1``): each
+line an operation rate (``6066473 operations in 1 seconds (97063568 bytes)``, a hash's
+``123456 opers/sec, 123456789 bytes/sec``), named by its test's parenthesis::
+
+    tcrypt: test 0 (128 bit key, 16 byte blocks): 6066473 operations in 1 seconds (97063568 bytes)
+
 Column-aligned output whose header names a unit, as the kernel's XDP samples print it
 (``xdp_rxq_info``): a value is the number standing under the unit's column::
 
@@ -125,6 +131,32 @@ def _unit_columns(text: str) -> list[tuple[int, int, str]]:
     if len(tokens) < 3 or len(tokens) > 12 or any(c.isdigit() for _, _, t in tokens for c in t):
         return []
     return [(s, e, t) for s, e, t in tokens if UNIT_TOKEN.match(t)]
+
+
+# tcrypt: test 0 (128 bit key, 16 byte blocks): 6066473 operations in 1 seconds (97063568 bytes)
+TCRYPT_OPS = re.compile(r"(?:\btest[ \t]+\d{1,4}[ \t]+\(([^)]{1,120})\):[ \t]*)?(\d{1,12}) "
+                        r"operations in (\d{1,4}) seconds? \(\d{1,20} bytes\)")
+# tcrypt: test  5 ( 256 byte blocks,  256 bytes per update,   1 updates):  1139215 opers/sec,
+#  291639040 bytes/sec
+TCRYPT_HASH = re.compile(r"(?:\btest[ \t]+\d{1,4}[ \t]+\(([^)]{1,120})\):[ \t]*)?(\d{1,12}) "
+                         r"opers/sec,[ \t]*\d{1,20} bytes/sec")
+
+
+def tcrypt_values(text: str) -> list[ToolValue]:
+    """The operation rate of one tcrypt line (the test's parenthesis names its row)."""
+    if "oper" not in text:
+        return []
+    if m := TCRYPT_OPS.search(text):
+        secs = int(m.group(3))
+        return [ToolValue(int(m.group(2)) / secs, "ops/s", "tcrypt", _squeezed(m.group(1)))] \
+            if secs else []
+    if m := TCRYPT_HASH.search(text):
+        return [ToolValue(float(m.group(2)), "ops/s", "tcrypt", _squeezed(m.group(1)))]
+    return []
+
+
+def _squeezed(text: str | None) -> str | None:
+    return re.sub(r"[ \t]+", " ", text).strip() if text else None
 
 
 # "portrx: 10018143 rx:  9856910 pps": a unit-less field before a field with a unit
