@@ -18,8 +18,9 @@ from dataclasses import dataclass
 CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|revert|"
           r"backport|code|v\d{1,2})")
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
-BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?\b"
-                      + CHANGE + r"\b)|stock|vanilla|baseline|base|unpatched|"
+BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?"
+                      r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|base|"
+                      r"unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"
                       r"default kernel|good (?:commit|kernel|build)|no (?:patch|fix|change)s?)\b|"
                       r"\b[0-9a-f]{7,40}\^|^old\b|"
@@ -37,6 +38,13 @@ BASE_NOUN = re.compile(r"(?i)\b(?:upstream|mainline|origin)\b(?![ \t]+(?:commit|
 BASE_NOUN_HEAD = re.compile(r"(?i)\b(?:upstream|mainline|origin)[ \t]+(?:kernel|tree|code|build|"
                             r"linux|net-next|net|bpf-next)\b")
 NOUN_LABEL_WORDS = 5  # a label this short may name the baseline by a noun
+# "With 6.9 but with 1a2b3c4d reverted": the change taken out again
+REVERTED = re.compile(r"(?i)\b(?:with|but|and)\b[^,;:()]{0,60}?\breverted\b")
+# "without+this_patch", "w/o the fix": a label that starts by saying the change is absent
+WITHOUT_LEAD = re.compile(r"(?i)^[ \t]*(?:without|w/o|no)\b")
+# "with the old patch", "the previous version of the series": the change as it was before
+OLD_CHANGE = re.compile(r"(?i)\b(?:old|older|original|previous|earlier|first)[ \t]+(?:version[ \t]+"
+                        r"of[ \t]+(?:the[ \t]+|this[ \t]+|your[ \t]+)?)?" + CHANGE + r"\b")
 # "Fastpath (with flowtable, this patchset)": the change named, where nothing says before it
 THIS_CHANGE = re.compile(r"(?i)\bthis (?:patch\w*|series|change|commit)\b")
 # ... and in a sentence: "450Mbps with it", "now 870 Mbits/sec", "was ~540"
@@ -54,12 +62,17 @@ def condition_of(label: str | None, prose: bool = False) -> str | None:
     """baseline, patched or None (neither, or both as in "with/without")."""
     if not label or BOTH.search(label):
         return None
-    base = BASELINE.search(label) is not None or (not prose and BASE_NOUN.search(label) is not
-                                                  None and (len(label.split()) <= NOUN_LABEL_WORDS
-                                                            or BASE_NOUN_HEAD.search(label)
-                                                            is not None))
+    noun = not prose and BASE_NOUN.search(label) is not None and (
+        len(label.split()) <= NOUN_LABEL_WORDS or BASE_NOUN_HEAD.search(label) is not None)
+    base = BASELINE.search(label) is not None or OLD_CHANGE.search(label) is not None or noun
     patched = PATCHED.search(label) is not None or (not base and THIS_CHANGE.search(label)
                                                      is not None)
+    if base and patched and REVERTED.search(label):
+        patched = False  # "With 6.9 but with 1a2b3c4d reverted, I get:"
+    if base and patched and WITHOUT_LEAD.match(label):
+        patched = False  # "without+this_patch" beside "with+this_patch"
+    if base and patched and OLD_CHANGE.search(label):
+        patched = False  # "<kernel> with the old patch", "v1 of the series": the baseline
     if prose and base == patched:
         base, patched = PROSE_BASELINE.search(label) is not None, \
             PROSE_PATCHED.search(label) is not None
@@ -70,10 +83,11 @@ def condition_of(label: str | None, prose: bool = False) -> str | None:
 
 @dataclass(frozen=True)
 class Label:
-    """One label a value sits under, and where it sits: ``prefix`` (on the value's own
-    line, before it: ``Before: [  5] 0.00-10.00 sec ...``, ``64: [  5] ...``), ``own``
-    (what the reader found: a table's column or row header, the words before a colon, the
-    clause of a sentence), ``inner`` (a reader's inner name: a table's row, a tool's row),
+    """One label a value sits under, and where it sits: ``prefix`` (before a pasted tool
+    line: ``Before: [  5] 0.00-10.00 sec ...``, ``64: [  5] ...``), ``line`` (the words
+    its own line of prose gives it: ``With the patch: 41 Kpps``, the clause ``310Mbps
+    without the change``), ``own`` (what a reader found: a table's column or row header),
+    ``inner`` (a reader's inner name: a table's row, a tool's row),
     ``outline`` (a label line above the block: ``Without this patch:`` over ``* idle
     link:``)."""
 
@@ -98,16 +112,17 @@ def resolve(labels: Sequence[Label]) -> Resolved:
     """The one step that decides, for a value, which of its labels (innermost first) is
     its condition and which are configuration.
 
-    A prefix on the value's own line that names a condition is it (``Before: [ 5] ...``
+    A label on the value's own line that names a condition is it (``Before: [ 5] ...``
     under a sentence that says what was run); else the outermost label that names one
     (``Without this patch:`` over ``* with background flows:``); with none, the reader's
     own label (else the innermost outline label) names the run and no condition is
     known."""
     named = [lab for lab in labels if lab.condition is not None]
-    prefix = [lab for lab in named if lab.place == "prefix"]
-    # with no condition: the reader's own label, else the innermost outline label; a
-    # prefix or an inner name ("tx [SUM] ...", "64: [ 5] ...") stays configuration
-    runs = [lab for lab in labels if lab.place == "own"] + \
+    prefix = [lab for lab in named if lab.place in ("prefix", "line")]
+    # with no condition: the reader's own label (or the words its line gives the value),
+    # else the innermost outline label; a prefix or an inner name ("tx [SUM] ...", "64:
+    # [ 5] ...") stays configuration
+    runs = [lab for lab in labels if lab.place in ("own", "line")] + \
         [lab for lab in labels if lab.place not in ("prefix", "inner")]
     chosen = prefix[0] if prefix else named[-1] if named else runs[0] if runs else None
     others = [lab for lab in reversed(labels) if lab is not chosen]  # outer first

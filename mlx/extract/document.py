@@ -135,6 +135,7 @@ def _mark_signature(lines: list[Line]) -> list[Line]:
                 "mailing list" in ln.text for ln in lines[k + 1:k + 3]):
             end = k  # the list's footer: no one's text
             break
+    lines = _mark_quoted_signatures(lines)
     last = next((k for k in range(end - 1, -1, -1) if lines[k].text.strip()), -1)
     for k in range(last, max(-1, last - SIGNATURE_LINES - 1), -1):
         if lines[k].depth == 0 and lines[k].text in ("-- ", "--") and not lines[k].in_diff:
@@ -143,6 +144,22 @@ def _mark_signature(lines: list[Line]) -> list[Line]:
                 return lines[:k + 1] + [replace(ln, in_signature=True) for ln in lines[k + 1:]]
             break
     return lines[:end] + [replace(ln, in_signature=True) for ln in lines[end:]]
+
+
+def _mark_quoted_signatures(lines: list[Line]) -> list[Line]:
+    """The signature of a quoted message ("> -- " over "> FTTP is here! 80Mbps down"): the
+    few lines of its depth after the separator, up to where the quote ends."""
+    out = lines
+    for k, line in enumerate(lines):
+        if line.depth == 0 or line.text not in ("-- ", "--"):
+            continue
+        stop = next((j for j in range(k + 1, len(lines)) if lines[j].depth != line.depth),
+                    len(lines))
+        if stop - k - 1 <= SIGNATURE_LINES:
+            if out is lines:
+                out = list(lines)
+            out[k + 1:stop] = [replace(ln, in_signature=True) for ln in lines[k + 1:stop]]
+    return out
 
 
 def _mark_diffs(split: list[tuple[int, str]]) -> list[Line]:

@@ -69,6 +69,9 @@ SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?" 
 # 10/100/1000 Mbps, 1/2.5/5/10 Gbps, 100/1000Mbit/s: the speeds of a port, not values
 LINK_SPEEDS = re.compile(r"^(?:10/100(?:/1000)?|100/1000|1/2\.5(?:/5)?(?:/10)?|2\.5/5(?:/10)?|"
                          r"10/25(?:/40)?|25/50|40/100|10/25/50/100)(?![\d.])")
+# "... ~91% line rate", "of wire speed": the second of "measured/capacity" is the capacity
+OF_LINE_RATE = re.compile(r"(?i)[^.!?\n]*?%[ \t]*(?:of[ \t]+)?(?:the[ \t]+)?(?:line[ -]rate|"
+                          r"wire[ -]speed|link speed)")
 # 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
@@ -102,7 +105,12 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           r"transmit(?:s|ting)? at|sent (?:out )?at|clocksource|max_idle|"
                           r"data ?rates?|div(?:ided by)?|you'll|you will|(?:i|we) will|i'll|we'll|"
                           r"end up|"
-                          r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff)\b|"
+                          r"std\.? ?dev\.?|stdev|stddev|deviation|standard error|delta|diff|"
+                          # a bus's bit rate and a poll period are settings: CAN's "data
+                          # bitrate 2 Mbit/s", "at a data bit rate of 5 Mbit/s", a UART's baud
+                          r"(?:data |nominal |arbitration )?bit[ -]?rates?|baud(?:rate)?|"
+                          r"can[ -]?fd|polling (?:interval|period)|poll(?:ing)? every|"
+                          r"aneg|auto-?neg\w*)\b|"
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
 DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
@@ -118,17 +126,23 @@ DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latenc
                         # U-Boot loading a file: "7485448 bytes read in 330 ms (21.6 MiB/s)"
                         r"\bbytes (?:read|written) in \d+ ms\b|\bBytes transferred = |"
                         # a tc command sets a rate: "tc class add ... htb rate 100kbps"
-                        r"\btc[ \t]+(?:qdisc|class|filter)[ \t]+(?:add|change|replace)\b")
+                        r"\btc[ \t]+(?:qdisc|class|filter)[ \t]+(?:add|change|replace)\b|"
+                        # btmon decodes a field with its raw value: "Window: 11.250 msec (0x0012)"
+                        r"\d[ \t]?m?sec[ \t]+\(0x[0-9a-fA-F]{1,8}\)")
 # "..., so somewhere around 15Mpps": a clause that follows from the one before it
 CONSEQUENCE = re.compile(r"(?i)[ \t]*(?:so|i\.e\.|which is|that is|thus|hence)\b")
 # "16% at 455kpps": the rate a loss was seen at is the offered load
 AT_RATE = re.compile(r"\d[ \t]?%[ \t]+at[ \t]+~?$|(?i:\btransmits[ \t]+(?:about[ \t]+|~)?$)")
 # "when pps is below 400pps", "links exceeding 34 Gbps": a threshold, not a value ("not able
 # to exceed 31 Mpps", "higher than ~31 Mpps", "from at least 10MB/s" are what was seen)
-THRESHOLD_BEFORE = re.compile(r"(?i)\b(?:below|above|under|exceed(?:s|ing)|less than|at most)"
-                              r"[ \t\n]*[~≈]?$")
+THRESHOLD_BEFORE = re.compile(r"(?i)(?:\b(?:below|above|under|exceed(?:s|ing)|less than|at most)"
+                              r"|>=|<=|≥|≤)[ \t\n]*[~≈]?$")
+# "- s3 -> 100 Kbit/s", "mode 2 => 1 Mbit/s": an option mapped to the rate it sets
+MAPPED_TO = re.compile(r"(?:^|[ \t(])-?[A-Za-z][\w-]{0,20}[ \t]*(?:->|=>|→)[ \t]*~?$|"
+                       # "default 115200 bps", "defaults to 500 kbit/s": a setting's default
+                       r"(?i:\bdefaults?(?:[ \t]+(?:to|of|is|=))?)[ \t]*$")
 # "100Gbps NIC", "a 10 Gbps link", "25G port": the hardware a value describes
-CAPACITY_AFTER = re.compile(r"[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:link|nic|"
+CAPACITY_AFTER = re.compile(r"\+|[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:speeds?|aneg|link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
                             r"network|available|capable|max|limit|lanes?|radio|band|channel|"
@@ -151,7 +165,7 @@ CAPACITY_BEFORE = re.compile(r"(?i)(?:\bSAS|\bSATA|\bUSB[ \t]?\d(?:\.\d)?|\bPCIe
                              r"\bnegotiated|\bbaud|\bsync(?:ed)? at|\bmax(?:imum)?|\bup to|"
                              r"\b(?:max(?:imum)?|available|total|link)[ \t]+bandwidth|"
                              r"\b\d{1,2}[ \t]?x|\bport(?:s)?|\bfull|\bnominal|\bcapable of|"
-                             r"\bthe|\bconnected at)"
+                             r"\bthe|\bconnected at|@|\bACL)"
                              r"[ \t]*[:@~]?[ \t]*~?$")
 # "[    1.270442] usb usb1-port3: ... 12 Mb/s", "kern :debug : [ 370.212505] thunderbolt ...
 # link maximum bandwidth 36000/36000 Mb/s": the timestamp of a kernel log line
@@ -324,6 +338,8 @@ def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
         return False
     if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
         return False
+    if MAPPED_TO.search(text[max(p.hard_start(start), start - 30):start]):
+        return False  # "- s3 -> 100 Kbit/s": what an option sets
     if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
             AT_RATE.search(text[max(0, start - 18):start]):
         return False  # "it improves a lot when pps is below 400pps": a threshold
@@ -460,9 +476,14 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                 continue
             label = _label_before(p, m.start())
             numbers = [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
+            if pattern is SLASHED and len(numbers) == 2 and OF_LINE_RATE.match(
+                    p.text, m.end(), m.end() + 200):
+                # "9.1/10gbps bi-directional throughput, ~91% of line rate": run / capacity
+                numbers = numbers[:1]
             found += [(p.line_of(m.start()), InlineValue(
                 _num(v), unit, label, condition_of(label),
-                config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED else None))
+                config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED and len(numbers) > 1
+                else None))
                 for k, v in enumerate(numbers)]
     labelled: dict[int, tuple[str, int]] = {}  # a line's label and where its value ended
     for m in VALUE.finditer(p.text):

@@ -30,7 +30,7 @@ from mlx.text import Words, matched_at
 # count only where BODY_RATE finds a rate)
 SLASH_TOKENS = PREFILTER_WORDS
 BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
-               "operations in", "opers/sec",
+               "operations in", "opers/sec", "data pts",
                "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
                "nstat", tools.OPENSSL_LEGEND)
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
@@ -50,7 +50,9 @@ ATTRIBUTION = re.compile(r"(?i)\b(?:wrote|writes|said|schrieb|a écrit)[ \t]*:$"
 IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted connection|client "
                            r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
                            r"starting test|test complete|\[\s*\d+\] local|\[ ?id\]|"
-                           r"-{2,3} [\w.:-]{1,60} ping statistics)")
+                           r"-{2,3} [\w.:-]{1,60} ping statistics|"
+                           # flent's title over its summary: "Summary of tcp_2down run 'x':"
+                           r"summary of [\w-]{1,40} run ')")
 # "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
 # (one cell: a table header "   on      off" or "XDP stats     CPU     pps" is no label)
 SHORT_LABEL = re.compile(r"^(?!.*\S {3,}\S)[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))"
@@ -404,7 +406,7 @@ def _row(value: float, unit: str, metric: str | None = None, **kw: Any) -> Resul
 
 
 def _tool_row(v: tools.ToolValue) -> ResultRow:
-    return _row(v.value, v.unit, tool=v.tool, test=None, config=v.label)
+    return _row(v.value, v.unit, tool=v.tool, test=None, config=v.label, statistic=v.statistic)
 
 
 def _netperf_row(v: netperf.NetperfValue, kind: str) -> ResultRow:
@@ -609,7 +611,8 @@ def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, str | None
         prefix = r.tool.startswith("iperf")  # a word in front of a pasted tool line
         inner.append(Label(r.config, "prefix" if prefix else "inner",
                            condition_of(r.config) if prefix else None))
-    own = [Label(r.label, "own", r.condition)] if r.label is not None else []
+    place = "line" if r.tool in ("inline", "summary") else "own"  # prose: on its own line
+    own = [Label(r.label, place, r.condition)] if r.label is not None else []
     outline = [Label(lab.text, "outline", lab.condition) for lab in reversed(labels)]
     got = resolve(inner + own + outline)
     return got.label, got.condition, list(got.config), list(got.scope)

@@ -36,6 +36,8 @@ CELL_VALUE = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?(\d{1,3}(?:,\d{3})+(?:\.\d{1,6}
 CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r")")
 # "(Mbps)", "[Gbit/s]", "in Mbit/s", "Throughput (10^6bits/sec)": a unit for the column
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
+# "+8.9%", "-0.3%", "+12": a delta cell
+DELTA_CELL = re.compile(r"^[ \t]*[+-−]\d{1,9}(?:\.\d{1,6})?[ \t]?%?[ \t]*$|^[ \t]*\d{1,4}(?:\.\d{1,4})?%$")
 # "Requests/s": a row named by its unit alone
 ROW_UNIT = re.compile(r"^[ \t]*" + UNIT + r"[ \t]*:?$")
 # "Forwarding over a veth pair, Mpps:": a caption's clause that is a unit alone
@@ -185,7 +187,8 @@ class TableReader:
         values = [c for c in row if _is_value(c.text)]
         if not values or len(row) > len(head) + 1 or (not self.boxed and len(row) < 2):
             return None
-        label_cells = [c for c in row if not _is_value(c.text)]
+        # a delta cell ("+8.9%", "-0.3") is a note on the row: neither a value nor its name
+        label_cells = [c for c in row if not _is_value(c.text) and not DELTA_CELL.match(c.text)]
         if len(label_cells) > 1 or (label_cells and label_cells[0] is not row[0]):
             return None
         row_label = label_cells[0].text.rstrip(":") if label_cells else None

@@ -20,6 +20,14 @@ line an operation rate (``6066473 operations in 1 seconds (97063568 bytes)``, a 
 
     tcrypt: test 0 (128 bit key, 16 byte blocks): 6066473 operations in 1 seconds (97063568 bytes)
 
+flent's summary of a run (its statistics' columns, then per row the values, the unit and
+the count of data points; ``N/A`` where a statistic has no value; the count is none)::
+
+    Summary of tcp_2down run 'fq_codel':
+                             avg       median      # data pts
+     Ping (ms) ICMP   :      1.21      1.10 ms         350
+     TCP download avg :   4711.02       N/A Mbits/s    350
+
 Column-aligned output whose header names a unit, as the kernel's XDP samples print it
 (``xdp_rxq_info``): a value is the number standing under the unit's column::
 
@@ -42,6 +50,12 @@ OPENSSL_LEGEND = "'numbers' are in 1000s of bytes per second"
 OPENSSL_CELL = re.compile(r"(?<!\S)(\d{1,9}\.\d{2})k(?!\S)")
 OPENSSL_ROW = re.compile(r"^[ \t]*([A-Za-z][\w-]{0,30}(?:[ \t][\w-]{1,20})?)?[ \t]*"
                          r"(?:\d{1,9}\.\d{2}k[ \t]*)+$")
+#                          avg       median      # data pts
+FLENT_HEAD = re.compile(r"^[ \t]*((?:(?:avg|mean|median|min|max|\d{2}th(?:[ \t]%)?)[ \t]+){1,5})"
+                        r"#[ \t]data[ \t]pts[ \t]*$")
+#  TCP download::1  :    2672.99   2568.73 Mbits/s    350      Ping (ms) ICMP : 0.53 0.30 ms 350
+FLENT_ROW = re.compile(r"^[ \t]*([A-Za-z](?:[^:]|::){0,60}?)[ \t]*:[ \t]+((?:(?:\d{1,12}(?:\.\d{1,6})?|N/A)"
+                       r"[ \t]+){1,5})([A-Za-z/%]{1,12})[ \t]+\d{1,9}[ \t]*$")
 # a header cell that is a unit: "pps", "Mbps", "Gbit/s"
 UNIT_TOKEN = re.compile(r"^(?:[kKmMG]?pps|[KMG]bps|[KMG]bits?/s(?:ec)?|trans/s)$")
 NUMBER = re.compile(r"^\d{1,3}(?:,\d{3})+$|^\d{1,15}$")
@@ -56,17 +70,19 @@ class ToolValue:
     unit: str
     tool: str
     label: str | None
+    statistic: str | None = None  # "avg", "median" of flent's summary columns
 
 
 @dataclass
 class ToolReader:
     """Feed the lines of one quote depth; values of the shapes above come out."""
 
-    mode: str | None = None  # "nstat", "openssl", "columns"
+    mode: str | None = None  # "nstat", "openssl", "columns", "flent"
     left: int = 0  # lines a trigger waits for its first row
     rows: int = 0
     columns: list[tuple[int, int, str]] = field(default_factory=list)  # unit cells: span, unit
     row_label: str | None = None
+    statistics: list[str] = field(default_factory=list)  # flent's columns
 
     def feed(self, text: str) -> list[ToolValue]:
         if self.mode is None:
@@ -89,6 +105,8 @@ class ToolReader:
             self.mode = "nstat"
         elif OPENSSL_LEGEND in text:
             self.mode, self.left = "openssl", 4
+        elif "data pts" in text and (m := FLENT_HEAD.match(text)):
+            self.mode, self.left, self.statistics = "flent", 0, m.group(1).split()
         elif ("ps " in text or "/s" in text or text.endswith("ps")) and \
                 (cols := _unit_columns(text)):  # the cheap test first: most lines name no unit
             self.mode, self.columns, self.left = "columns", cols, 0
@@ -111,6 +129,17 @@ class ToolReader:
             self.row_label = m.group(1).strip()
         return [ToolValue(float(c), "kB/s", "openssl", self.row_label)
                 for c in OPENSSL_CELL.findall(text)]
+
+    def _flent(self, text: str) -> list[ToolValue] | None:
+        m = FLENT_ROW.match(text)
+        if m is None:
+            return None
+        values = m.group(2).split()
+        if len(values) != len(self.statistics):
+            return None
+        label = re.sub(r"[ \t]+", " ", m.group(1)).strip()
+        return [ToolValue(float(v), m.group(3), "flent", label, stat)
+                for v, stat in zip(values, self.statistics, strict=True) if v != "N/A"]
 
     def _columns(self, text: str) -> list[ToolValue] | None:
         tokens = [(t.start(), t.end(), t.group()) for t in TOKEN.finditer(text)]

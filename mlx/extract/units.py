@@ -15,8 +15,8 @@ import re
 # (``mlx.extract.inline.UNIT`` is built from it, so a unit ``normalize`` knows is a unit the
 # prose, table and caption readers find) and the words the body prefilter looks for.
 SPELLINGS = (
-    r"[KMGT]i?[bB]its?/s(?:ec)?", r"[KMGT]?bps", r"[kmg]bps", r"[KMGT]i?b/s", r"[KMGT]i?B/s",
-    r"[KMGT]i?Bytes/s(?:ec)?", r"[KMGT]Bps",
+    r"[kKMGT]i?[bB]its?/s(?:ec)?", r"[KMGT]?bps", r"[kmg]bps", r"[kKMGT]i?b/s",
+    r"[kKMGT]i?B/s", r"[kKMGT]i?Bytes/s(?:ec)?", r"[KMGT]Bps",
     # "950000 packets per second", "944506 xmit/s", "12000 frames/s": packet rates
     r"(?:packets|pkts?|frames)(?:/s(?:ec)?|[ \t]per[ \t]sec(?:ond)?)", r"(?:redir|xmit)/s",
     r"[kKmMG]?pps", r"[kKM]?IOPS",
