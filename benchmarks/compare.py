@@ -5,7 +5,8 @@
 
 Ingests the archives (default: every archive of ``../shared/corpus/`` but the big
 netfilter-devel and the held-out lists: the four other lists, the dev lists' candidates,
-``perf/``, ``perf-threads/``, ``hardware/`` and the single messages) once with git revision ``--old`` (checked out in a
+``perf/``, ``perf-threads/``, ``hardware/`` and the single messages) once with git
+revision ``--old`` (checked out in a
 worktree) and once with this checkout, each in a fresh process, and prints for each
 table the rows only the old or only the new store has (by message and the columns that
 make a row: value, unit, label, condition, config, ... for results; the pair and its

@@ -142,7 +142,8 @@ MAPPED_TO = re.compile(r"(?:^|[ \t(])-?[A-Za-z][\w-]{0,20}[ \t]*(?:->|=>|→)[ \
                        # "default 115200 bps", "defaults to 500 kbit/s": a setting's default
                        r"(?i:\bdefaults?(?:[ \t]+(?:to|of|is|=))?)[ \t]*$")
 # "100Gbps NIC", "a 10 Gbps link", "25G port": the hardware a value describes
-CAPACITY_AFTER = re.compile(r"\+|[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:speeds?|aneg|link|nic|"
+CAPACITY_AFTER = re.compile(r"\+|[ \t]?(?:(?:full[ -]duplex|ethernet)[ \t])?(?i:speeds?|aneg|"
+                            r"link|nic|"
                             r"port|interface|card|adapter|ethernet|phy|capable|mode|connection|"
                             r"switch|uplink|capacity|line|plan|interconnect|fiber|fibre|"
                             r"network|available|capable|max|limit|lanes?|radio|band|channel|"

@@ -37,7 +37,8 @@ CELL_UNIT = re.compile(r"^[ \t]*(?:~|≈)?[ \t]?[\d.,]+[ \t]?(" + UNIT[1:-1] + r
 # "(Mbps)", "[Gbit/s]", "in Mbit/s", "Throughput (10^6bits/sec)": a unit for the column
 HEADER_UNIT = re.compile(r"(?:[(\[]|\bin[ \t]+)" + UNIT + r"[)\]]?|[(\[](10\^6bits/s(?:ec)?)[)\]]")
 # "+8.9%", "-0.3%", "+12": a delta cell
-DELTA_CELL = re.compile(r"^[ \t]*[+-−]\d{1,9}(?:\.\d{1,6})?[ \t]?%?[ \t]*$|^[ \t]*\d{1,4}(?:\.\d{1,4})?%$")
+DELTA_CELL = re.compile(r"^[ \t]*[+-−]\d{1,9}(?:\.\d{1,6})?[ \t]?%?[ \t]*$|"
+                        r"^[ \t]*\d{1,4}(?:\.\d{1,4})?%$")
 # "Requests/s": a row named by its unit alone
 ROW_UNIT = re.compile(r"^[ \t]*" + UNIT + r"[ \t]*:?$")
 # "Forwarding over a veth pair, Mpps:": a caption's clause that is a unit alone

@@ -54,7 +54,8 @@ OPENSSL_ROW = re.compile(r"^[ \t]*([A-Za-z][\w-]{0,30}(?:[ \t][\w-]{1,20})?)?[ \
 FLENT_HEAD = re.compile(r"^[ \t]*((?:(?:avg|mean|median|min|max|\d{2}th(?:[ \t]%)?)[ \t]+){1,5})"
                         r"#[ \t]data[ \t]pts[ \t]*$")
 #  TCP download::1  :    2672.99   2568.73 Mbits/s    350      Ping (ms) ICMP : 0.53 0.30 ms 350
-FLENT_ROW = re.compile(r"^[ \t]*([A-Za-z](?:[^:]|::){0,60}?)[ \t]*:[ \t]+((?:(?:\d{1,12}(?:\.\d{1,6})?|N/A)"
+FLENT_ROW = re.compile(r"^[ \t]*([A-Za-z](?:[^:]|::){0,60}?)[ \t]*:[ \t]+"
+                       r"((?:(?:\d{1,12}(?:\.\d{1,6})?|N/A)"
                        r"[ \t]+){1,5})([A-Za-z/%]{1,12})[ \t]+\d{1,9}[ \t]*$")
 # a header cell that is a unit: "pps", "Mbps", "Gbit/s"
 UNIT_TOKEN = re.compile(r"^(?:[kKmMG]?pps|[KMG]bps|[KMG]bits?/s(?:ec)?|trans/s)$")
