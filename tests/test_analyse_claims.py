@@ -192,8 +192,10 @@ def test_unseen_shapes_golden(unseen) -> None:
     baseline's, a reply's own list, columns per configuration, tables with the patched
     column first, boxes, an index column, netperf's UDP_STREAM, -O and -o output,
     super_netperf under kernel names, per-size iperf3 lines, repeated -P runs, bounds and
-    sides in parentheses; and no claim from a toggle on one kernel, two transports or an
-    iperf3 UDP sender's target rate."""
+    sides in parentheses, flent's comparison blocks, a delta column, the old patch as the
+    baseline, a revert, a side named in the next sentence; and no claim from a toggle on
+    one kernel, two transports, an iperf3 UDP sender's target rate or runs that differ by
+    a switch besides the change."""
     import os
     columns = [*GOLDEN_COLUMNS, "statistic"]
     got = pd.DataFrame({c: [_text(v) for v in unseen.claims[c]] for c in columns})
@@ -220,6 +222,17 @@ def test_unseen_shapes_results(unseen) -> None:
     assert len(sender) == 6
     claims = unseen.claims
     assert not (claims.message_id.eq("udp-sender-1@example.net") & claims.side.eq("sender")).any()
+    # a bus's bit rates and a poll period are settings: only the table's four values
+    assert sorted(r[r.message_id == "delta-1@example.com"].value_norm) == [
+        3.1e6, 3.35e6, 5.9e6, 6.4e6]
+    old = r[r.message_id == "oldpatch-1@example.net"]
+    assert 900.0 not in set(old.value_norm)  # a quoted signature's broadband speed
+    # a wrapped iperf3 UDP summary keeps its jitter and loss; "This is with your patch"
+    assert sorted(old[old.tool == "iperf3"].metric) == ["latency", "loss", "throughput"]
+    assert old[old.value_norm == 200.0].condition.tolist() == ["patched"]
+    # "9.1/10gbps ... ~91% line rate": the 10 is the capacity
+    assert r[r.message_id == "linerate-1@example.org"].value_norm.tolist()[:1] == [9100.0]
+    assert 10000.0 not in set(r[r.message_id == "linerate-1@example.org"].value_norm)
     # -O's selector columns are latencies and a transaction rate, not four rates
     sel = r[(r.message_id == "selector-1@example.org") & (r.line_no == 9)]
     assert sorted(zip(sel.metric, sel.value_norm, strict=True)) == [

@@ -92,17 +92,38 @@ def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | N
         # baseline "Without this patch + tc egress" is the tc run's, not the nft run's
         others = [n for n, c in labels if c == "patched" and n != patched]
         mine = len(rest & _rest(base))
-        return None if any(len(_rest(o) & _rest(base)) > mine for o in others) else base
+        if any(len(_rest(o) & _rest(base)) > mine for o in others):
+            return None
+        return None if _switched_apart(patched, base) else base
     # a label of no condition names a run only if it is a name, not a sentence ("Here's my
     # attempt to demonstrate what I believe the problem to be:" above a paste)
     plain = [n for i, n in unpatched if i < at and len(n.split()) <= PLAIN_WORDS]
-    return plain[-1] if plain else None
+    return plain[-1] if plain and not _switched_apart(patched, plain[-1]) else None
+
+
+def _switched_apart(patched: str, base: str) -> bool:
+    """"net-next main, GRO disabled" is no baseline of "patch applied, GRO enabled": the
+    runs differ by a switch besides the change (unless the switch is what names the sides,
+    as "on" and "off" columns do)."""
+    switched = _switch(_rest(patched)), _switch(_rest(base))
+    return CONDITION_WORD.search(patched) is not None and None not in switched and \
+        switched[0] != switched[1]
 
 
 # the words of a label that name its condition: what is left names the configuration
 CONDITION_WORD = re.compile(r"(?i)\b(?:before|after|without|with|w/o|w/|the|this|that|"
                             r"patch(?:es|ed)?|series|fix|change|applied|stock|vanilla|baseline|"
                             r"base|unpatched)\b")
+
+
+SWITCHED_ON = {"on", "enabled", "enable", "yes", "true"}
+SWITCHED_OFF = {"off", "disabled", "disable", "no", "false"}
+
+
+def _switch(words: set[str]) -> str | None:
+    """"on" or "off" where a label's configuration words switch something, else None."""
+    on, off = bool(words & SWITCHED_ON), bool(words & SWITCHED_OFF)
+    return "on" if on and not off else "off" if off and not on else None
 
 
 def _rest(label: str) -> set[str]:
@@ -183,6 +204,14 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
         & r.is_summary.astype(bool)  # interval lines are no result of a run
     if "statistic" in r.columns:
         keep &= ~r.statistic.isin(NOT_CLAIMED)
+        # a median beside the average of the same run (flent's two columns): the average
+        median = r.statistic.eq("median")
+        if median.any():
+            means = set(zip(r.uid[r.statistic.isin(["avg", "mean"])],
+                            r.line_no[r.statistic.isin(["avg", "mean"])], strict=True))
+            keep &= ~(median & pd.Series([(u, n) in means for u, n in zip(r.uid, r.line_no,
+                                                                          strict=True)],
+                                         index=r.index))
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
         keep &= ~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")

@@ -19,7 +19,7 @@ CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|re
           r"backport|code|v\d{1,2})")
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
 BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?"
-                      r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|base|"
+                      r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|"
                       r"unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"
                       r"default kernel|good (?:commit|kernel|build)|no (?:patch|fix|change)s?)\b|"
@@ -33,11 +33,13 @@ PATCHED = re.compile(r"(?i)\b(?:after|patched|applied|post-patch|modified|"
                      r"^with$|^new\b|^w/$|^patch(?:ed|es)?$")
 # "upstream", "mainline:", "origin smc", "upstream kernel": a noun naming the code without the
 # change, in a label (not "[ Upstream commit ... ]", "Upstream Port", "upstream bandwidth")
-BASE_NOUN = re.compile(r"(?i)\b(?:upstream|mainline|origin)\b(?![ \t]+(?:commit|port|"
+BASE_NOUN = re.compile(r"(?i)\b(?:upstream|mainline|origin|base)\b(?![ \t]+(?:commit|port|"
                        r"bandwidth|link|direction|stream|traffic|bug|report|fix|discussion))")
-BASE_NOUN_HEAD = re.compile(r"(?i)\b(?:upstream|mainline|origin)[ \t]+(?:kernel|tree|code|build|"
+BASE_NOUN_HEAD = re.compile(r"(?i)\b(?:upstream|mainline|origin|base)[ \t]+(?:kernel|tree|"
+                            r"code|build|"
                             r"linux|net-next|net|bpf-next)\b")
-NOUN_LABEL_WORDS = 5  # a label this short may name the baseline by a noun
+NOUN_LABEL_WORDS = 5  # a label this short may name the baseline by a noun ("base delay" in
+# "Comparison of tcp_1down run 'HTB 20Mbit + DUALPI2 + 10ms base delay'" names none)
 # "With 6.9 but with 1a2b3c4d reverted": the change taken out again
 REVERTED = re.compile(r"(?i)\b(?:with|but|and)\b[^,;:()]{0,60}?\breverted\b")
 # "without+this_patch", "w/o the fix": a label that starts by saying the change is absent
@@ -94,6 +96,7 @@ class Label:
     text: str
     place: str
     condition: str | None = None
+    at: int = -1  # the line an outline label stands on
 
 
 @dataclass(frozen=True)
@@ -130,8 +133,15 @@ def resolve(labels: Sequence[Label]) -> Resolved:
     # the unpatched kernel and then with the series:" above "Before: ..." / "After: ...")
     config = tuple(n for lab in others if lab.condition is None
                    and (n := short_name(lab.text)) is not None)
+    # a label outside the condition's is one block of the message, by its place: two
+    # "Comparison of tcp_1down run 'x':" blocks, each over its own "Old:" and "New:", are
+    # two comparisons, however alike their headings
+    at = next((k for k, lab in enumerate(labels) if lab is chosen), len(labels))
+    outer = set(map(id, labels[at + 1:]))
+    scope = tuple(f"{lab.text} @{lab.at}" if id(lab) in outer and lab.at >= 0 else lab.text
+                  for lab in others)
     return Resolved(chosen.text if chosen else None, chosen.condition if chosen else None,
-                    config, tuple(lab.text for lab in others))
+                    config, scope)
 
 
 # words a sentence leads with before its noun: "On my test box ...", "Tested on an E810"

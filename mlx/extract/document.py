@@ -28,6 +28,9 @@ HUNK_START = ("diff --git ", "@@ -")
 # "  12.7" then "Gbits/sec": a lone unit line continues the value above it
 LONE_UNIT = re.compile(r"^[ \t]*(?:[KMGT]?bits/sec|[KMGT]bps|[KMGT]bit/s|[kKmMG]pps)[ \t]*[.,;]?$")
 ENDS_WITH_NUMBER = re.compile(r"\d(?:\.\d+)?[ \t]*$")
+# "(0.3%)  receiver", "2588/862067 (0.3%)  sender": the tail of a wrapped iperf3 UDP summary
+UDP_TAIL = re.compile(r"^(?:\d{1,12}/\d{1,12}[ \t]+)?\(\d{1,3}(?:\.\d{1,9})?%\)[ \t]+"
+                      r"(?:sender|receiver)$")
 FOOTER_RULE = re.compile(r"^_{20,}[ \t]*$")
 SIGNATURE_LINES = 8  # a signature is short: more lines after "-- " are a message's own text
 # "  - net-next (baseline):"  "* idle link:"  "1. with the patch"  "a) ..."
@@ -117,6 +120,10 @@ def _join_wraps(split: list[tuple[int, str]]) -> list[tuple[int, str]]:
         if word in ("sender", "receiver") and (v := iperf.parse_line(text)) is not None \
                 and v.side is None and v.jitter_ms is None:
             out[i], out[i + 1] = (depth, f"{text.rstrip()}  {word}"), (depth, "")
+        elif UDP_TAIL.match(word) and (v := iperf.parse_line(text)) is not None \
+                and v.side is None and v.jitter_ms is None:
+            # "... 1.05 Gbits/sec  0.012 ms  2588/862067" then "(0.3%)  receiver"
+            out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
         elif LONE_UNIT.match(nxt) and ENDS_WITH_NUMBER.search(text):
             out[i], out[i + 1] = (depth, f"{text.rstrip()} {word}"), (depth, "")
         elif text.endswith(" ") and "controller:" in text and word and nxt[:1] not in (" ", "\t"):

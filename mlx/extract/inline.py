@@ -61,6 +61,10 @@ PAREN_SIDES = re.compile(r"(?i)\b(with|without|w/o|before|after)[ \t]*\([ \t]*" 
                          + SIDE + r"[ \t]*\)")
 # 612 -> 655 Mbps     7.26 Mpps => 7.94 Mpps      41 → 2
 ARROW = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]*(?:-+>|=+>|→)[ \t]*" + SIDE + r"(?![\w/])")
+# "2.84 Gbits/sec increased to 2.92 Gbits/sec", "went up to": where a value went
+WENT_TO = re.compile(r"(?i)(?<![\w.-])" + SIDE + r"[ \t\n]+(?:has[ \t]+|have[ \t]+)?"
+                     r"(?:increased|decreased|improved|dropped|rose|grew|fell|went[ \t]+(?:up|"
+                     r"down)|jumped|climbed|changed)[ \t\n]+to[ \t\n]+" + SIDE + r"(?![\w/])")
 # 82 vs 91 Mbps      9.1 Gbps vs. 9.4 Gbps
 VERSUS = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]+(?:vs\.?|versus)[ \t]+" + SIDE + r"(?![\w/])")
 # Before: 71/28 Mbps      9.4/9.1 Gbps: values packed with a slash share the unit
@@ -70,7 +74,7 @@ SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?" 
 LINK_SPEEDS = re.compile(r"^(?:10/100(?:/1000)?|100/1000|1/2\.5(?:/5)?(?:/10)?|2\.5/5(?:/10)?|"
                          r"10/25(?:/40)?|25/50|40/100|10/25/50/100)(?![\d.])")
 # "... ~91% line rate", "of wire speed": the second of "measured/capacity" is the capacity
-OF_LINE_RATE = re.compile(r"(?i)[^.!?\n]*?%[ \t]*(?:of[ \t]+)?(?:the[ \t]+)?(?:line[ -]rate|"
+OF_LINE_RATE = re.compile(r"(?i)[^.!?]*?%[ \t\n]*(?:of[ \t]+)?(?:the[ \t]+)?(?:line[ -]rate|"
                           r"wire[ -]speed|link speed)")
 # 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
@@ -94,12 +98,13 @@ NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|
                           r"\bcopied,|Receiving objects|Resolving deltas|Writing objects|"
                           r"saved \[|\bETA\b|\bset [\w -]{0,20}\bto\b")
 # "/* from 1Mbps to 100Kbps */", "rate = rate * 10;", "if (speed == 1000)": code in prose
-CODE = re.compile(r"^[ \t+]*(?:/\*|//)|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
+CODE = re.compile(r"^[ \t+]*(?:/\*|//)|^[ \t]*\+[ \t]*\*|[=(][^;]{0,200};[ \t]*(?:/\*.*)?$|"
                   r"\b(?:if|for|while|return)[ \t]*\(|\*/[ \t]*$|[{}][ \t]*$")
 # what a clause around a value says it is not: a target, a setting, an offered load
 NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|line[ -]rate|"
                           r"wire[ -]speed|should|would|could|might|in theory|up to|goal|"
-                          r"requirement|configured|set to|limit(?:ed)? to|cap(?:ped)? at|"
+                          r"requirement|configur(?:e|ed|ing)|set to|limit(?:ed)? to|"
+                          r"cap(?:ped)? at|"
                           r"rate[ -]limit|shap(?:e|ed|ing) to|send(?:s|ing)?|offer(?:ed)?|"
                           r"generat(?:e|es|ed|ing|or)|inject(?:s|ing|ed)?|blast(?:ing)?|push(?:ing)?|"
                           r"transmit(?:s|ting)? at|sent (?:out )?at|clocksource|max_idle|"
@@ -110,10 +115,15 @@ NOT_A_RESULT = re.compile(r"(?i)\b(?:target|expect(?:ed|s)?|theoretical(?:ly)?|l
                           # bitrate 2 Mbit/s", "at a data bit rate of 5 Mbit/s", a UART's baud
                           r"(?:data |nominal |arbitration )?bit[ -]?rates?|baud(?:rate)?|"
                           r"can[ -]?fd|polling (?:interval|period)|poll(?:ing)? every|"
-                          r"aneg|auto-?neg\w*)\b|"
+                          r"aneg|auto-?neg\w*|thresholds?|"
+                          # "tested at speeds up to 5 Mbit/s", "test beyond 10Gb/s": the range
+                          # a test covered, a setting
+                          r"test(?:s|ed|ing)?[ \t]+(?:at|beyond|up[ \t]+to|with[ \t]+speeds?))\b|"
                           r"\?[ \t]*$")
 # "0.5 to 1 Mpps more", "200 Mbps faster": a difference, not a value
-DELTA_AFTER = re.compile(r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
+DELTA_AFTER = re.compile(r"[ \t]+or[ \t]+(?:slower|faster|less|more|higher|lower|above|"
+                         r"below)\b|"
+                         r"[ \t]{1,2}(?:more|less|higher|lower|faster|slower|better|worse|extra|"
                          r"gain|drop|increase|decrease|improvement|regression|above|below)\b|"
                          # "40 Gbps is 40.10^9 bits per second": a definition, arithmetic
                          r"[ \t]+is[ \t]+~?\d")
@@ -139,6 +149,12 @@ THRESHOLD_BEFORE = re.compile(r"(?i)(?:\b(?:below|above|under|exceed(?:s|ing)|le
                               r"|>=|<=|≥|≤)[ \t\n]*[~≈]?$")
 # "- s3 -> 100 Kbit/s", "mode 2 => 1 Mbit/s": an option mapped to the rate it sets
 MAPPED_TO = re.compile(r"(?:^|[ \t(])-?[A-Za-z][\w-]{0,20}[ \t]*(?:->|=>|→)[ \t]*~?$|"
+                       # "-s8 to 1Mbit/s": an option and what it sets
+                       r"(?:^|[ \t(])-[A-Za-z][\w-]{0,20}[ \t]+(?:to|=)[ \t\n]*$|"
+                       # "running at 1.2Gbps", "behaviour at 500 kbit/s": the rate a thing is
+                       # set to run at
+                       r"(?i:\b(?:operat\w+|behaviou?r|clocked|working|works|"
+                       r"configured|set|tested|testing)[ \t]+at)[ \t]*~?$|"
                        # "default 115200 bps", "defaults to 500 kbit/s": a setting's default
                        r"(?i:\bdefaults?(?:[ \t]+(?:to|of|is|=))?)[ \t]*$")
 # "100Gbps NIC", "a 10 Gbps link", "25G port": the hardware a value describes
@@ -404,7 +420,8 @@ def _pairs(p: _Paragraph) -> list[Pair]:
     out: list[Pair] = []
     text = p.text
     for pattern, names in ((FROM_TO, ("from", "to")), (IN_PARENS, ("from", "to")),
-                           (ARROW, ("before", "after")), (VERSUS, ("", ""))):
+                           (ARROW, ("before", "after")), (WENT_TO, ("from", "to")),
+                           (VERSUS, ("", ""))):
         for m in pattern.finditer(text):
             if len(out) >= MAX_PER_LINE:
                 break
@@ -512,9 +529,53 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
             clause = _clause(p.text, m.start(), m.end())
             cond = condition_of(clause, prose=True)
             label = _clause_label(clause, m.group(0)) if cond else None
+            if cond is None:
+                label, cond = sentence_sides.side(p.text, m.start(), m.end())
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
                                                         cond, config=inner)))
     return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
+
+
+# where a sentence ends: ". ", "! ", "? " (not "2.5", "e.g.")
+# (or an item of a list starts: "- XDP: 9.18 Gbps" after "- Stock bridge: 9.11 Gbps")
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=[ \t\n]+[A-Z(]|[ \t]*\n\n|$)|"
+                          r"\n(?=[ \t]*(?:[-*+\u2022]|\(?\w{1,3}[.)])[ \t])")
+# "... 200 Mbps or so. This is with your patch applied.": a sentence that names the side
+# of the one before it
+THIS_IS = re.compile(r"[ \t\n]*(?:This|That|These|Those|It)[ \t]+(?:is|was|are|were)[ \t]+"
+                     r"((?:with|without|w/o|before|after)\b[^.!?\n]{0,60})")
+
+
+class _Sides:
+    """The side a sentence gives a value its own clause leaves open: the words of the
+    sentence before it ("On 6.9 with the foo patch applied, we get 200Mbps"), a sentence
+    right after it that names it ("This is with your patch"), else the side an earlier
+    sentence of the paragraph named, carried forward ("With <config2>, 260Mbps.")."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.last: tuple[str, str] | None = None  # the label and side named before
+
+    def side(self, text: str, start: int, end: int) -> tuple[str | None, str | None]:
+        if text is not self.text:
+            self.text, self.last = text, None
+        begin = max((e.end() for e in SENTENCE_END.finditer(text, max(0, start - 300), start)),
+                    default=max(0, start - 300))
+        words = text[begin:start]
+        if (cond := condition_of(words)) is not None:
+            self.last = (_condition_words(words), cond)
+            return self.last
+        stop = SENTENCE_END.search(text, end, end + 300)
+        if stop and (m := THIS_IS.match(text, stop.end())) and \
+                (cond := condition_of(m.group(1))) is not None:
+            return m.group(1).strip(), cond
+        if self.last is not None and not CONDITION_WORDS.search(words) and \
+                not ITEM_START.match(words):
+            return self.last  # (a list's items each name their own run)
+        return None, None
+
+
+sentence_sides = _Sides()
 
 
 def _without_lists(found: list[tuple[int, InlineValue]],
@@ -538,11 +599,14 @@ def _without_lists(found: list[tuple[int, InlineValue]],
 
 def _clause_label(clause: str, value: str) -> str:
     """"310Mbps without the change" -> "without the change": the words of a condition."""
-    words = clause.replace(value, " ")
+    return _condition_words(clause.replace(value, " "))
+
+
+def _condition_words(words: str) -> str:
     m = CONDITION_WORDS.search(words)
     if m:
         words = words[m.start():]
-    return re.sub(r"[ \t]{2,}", " ", words).strip(" ,;:.")[:60] or "?"
+    return re.sub(r"[ \t\n]+", " ", words).strip(" ,;:.")[:60] or "?"
 
 
 def _pair_blocks(found: list[tuple[int, InlineValue]]) -> list[tuple[int, InlineValue]]:

@@ -435,6 +435,7 @@ class _Label:
     indent: int
     text: str
     condition: str | None
+    at: int = -1  # the line it stands on
 
 
 @dataclass
@@ -450,12 +451,12 @@ class _Context:
         self.command, self.cmd = command, parse_command(command)
         self.command_labels = len(self.labels)
 
-    def push(self, indent: int, text: str | None) -> None:
+    def push(self, indent: int, text: str | None, at: int = -1) -> None:
         while self.labels and self.labels[-1].indent >= indent:
             self.labels.pop()
         self.close_labels(len(self.labels))
         if text:
-            self.labels.append(_Label(indent, text, condition_of(text)))
+            self.labels.append(_Label(indent, text, condition_of(text), at))
 
     def close_labels(self, keep: int = 0) -> None:
         """Keep the outer ``keep`` labels; a command typed under a label that closes ran
@@ -524,7 +525,7 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document,
             out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
             if line.text.rstrip().endswith(":") and doc.next_text(i) not in by_line:
                 # "a baseline average of ~9009.96Mbps:" over the runs it averages
-                c.push(outline_position(line.text)[0], _prose_label(doc, i))
+                c.push(outline_position(line.text)[0], _prose_label(doc, i), i)
             continue
         if line.in_diff:
             continue
@@ -551,7 +552,7 @@ def _with_context(found: list[tuple[int, ResultRow]], doc: Document,
             c.section = label  # a heading above labels that repeat
             c.close_labels()
         else:
-            c.push(indent, label)
+            c.push(indent, label, i)
     return _implied_conditions(_legend_labels(out, doc), title)
 
 
@@ -613,7 +614,7 @@ def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, str | None
                            condition_of(r.config) if prefix else None))
     place = "line" if r.tool in ("inline", "summary") else "own"  # prose: on its own line
     own = [Label(r.label, place, r.condition)] if r.label is not None else []
-    outline = [Label(lab.text, "outline", lab.condition) for lab in reversed(labels)]
+    outline = [Label(lab.text, "outline", lab.condition, lab.at) for lab in reversed(labels)]
     got = resolve(inner + own + outline)
     return got.label, got.condition, list(got.config), list(got.scope)
 
