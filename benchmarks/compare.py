@@ -67,7 +67,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--work", type=Path, default=None)
     ap.add_argument("--tables", default="results,claims,hardware")
     a = ap.parse_args(argv)
-    archives = a.archives or [str(CORPUS / p) for p in DEFAULT if (CORPUS / p).exists()]
+    archives = [os.path.abspath(p) for p in a.archives] or [
+        str(CORPUS / p) for p in DEFAULT if (CORPUS / p).exists()]
     work = a.work or Path(tempfile.mkdtemp(prefix="mlx-compare-"))
     tree = work / "old-tree"
     if not tree.exists():

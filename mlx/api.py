@@ -26,11 +26,11 @@ from mlx.engine import Engine, local
 from mlx.engine import dask as dask_engine
 from mlx.errors import MlxError
 from mlx.ingest import fetch
-from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.plan import Pending, Planner
 from mlx.ingest.sources import Source, discover
 from mlx.link import link_store
 from mlx.pipeline import EXTRACTOR_NAMES, Sink, run_chunk, warm_up
+from mlx.rows import ErrorRecord
 from mlx.store import ERRORS, Store, errors_table
 
 __all__ = ["HEADERS", "LINK_COLUMNS", "Archive", "IngestReport", "ingest", "load"]

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from mlx.ingest.parse import ErrorRecord
 from mlx.pipeline import ChunkResult
+from mlx.rows import ErrorRecord
 from mlx.store import Store, errors_table
 
 if TYPE_CHECKING:

@@ -22,16 +22,16 @@ from typing import Any
 
 import pyarrow as pa
 
+from mlx.extract import nlp
 from mlx.extract.hardware import extract_hardware
-from mlx.extract.hwvocab import ruler
 from mlx.extract.patches import patch_facts
 from mlx.extract.results import extract_results
-from mlx.extract.statements import extract_statements, nlp
+from mlx.extract.statements import extract_statements
 from mlx.ingest.chunks import Chunk, ReadStats, read_chunk
 from mlx.ingest.defects import strict
-from mlx.ingest.parse import ErrorRecord, MessageRecord
 from mlx.link.patch_columns import subject_parses
 from mlx.link.threads import header_thread_refs
+from mlx.rows import ErrorRecord, MessageRecord
 from mlx.store import (
     HARDWARE,
     RESULTS,
@@ -103,14 +103,15 @@ def run_chunk(chunk: Chunk, sink: Sink,
             records.append(item)
     res.bytes, res.deleted = stats.bytes, stats.deleted
     rows: dict[str, list[list[Any]]] = {name: [] for name in EXTRACTORS}
-    for n, r in enumerate(records):  # message by message: the extractors share its read
-        for ex in EXTRACTORS.values():
-            got = _extracted(ex, r) if ex.name in extract else []
-            if got is None:  # recorded on the message, which is kept with its other rows
-                if "extract-failed" not in r.defects:
-                    records[n] = r = replace(r, defects=[*r.defects, "extract-failed"])
-                got = []
-            rows[ex.name].append(got)
+    with nlp.zone():  # the strings this chunk's texts add to spaCy's Vocab go with it
+        for n, r in enumerate(records):  # message by message: the extractors share its read
+            for ex in EXTRACTORS.values():
+                got = _extracted(ex, r) if ex.name in extract else []
+                if got is None:  # recorded on the message, kept with its other rows
+                    if "extract-failed" not in r.defects:
+                        records[n] = r = replace(r, defects=[*r.defects, "extract-failed"])
+                    got = []
+                rows[ex.name].append(got)
     res.uids = [r.uid for r in records]
     res.defects = {r.uid: list(r.defects) for r in records if r.defects}
     tables = {"messages": messages_table(
@@ -140,9 +141,9 @@ def _extracted(ex: Extractor, r: MessageRecord) -> list[Any] | None:
 
 def warm_up(extract: tuple[str, ...]) -> threading.Thread:
     """Load on a thread what the run loads on first use (pandas for the link stage's
-    claims, 0.3 s; the statements and hardware extractors' tokenizers and patterns,
-    0.1 s) while the driver waits on git or plans; processes forked once it has finished
-    start with it loaded.  A process must not fork while the thread runs (the child would
+    claims, 0.3 s; spaCy and the statements and hardware pipelines, ``mlx.extract.nlp``)
+    while the driver waits on git or plans; processes forked once it has finished start
+    with it loaded.  A process must not fork while the thread runs (the child would
     inherit its import lock, held): the local engine joins it before its first fork."""
     thread = threading.Thread(target=_warm, args=(extract,), name="mlx-warm-up", daemon=True)
     thread.start()
@@ -153,9 +154,9 @@ def _warm(extract: tuple[str, ...]) -> None:
     try:
         import pandas  # noqa: F401
         if "statements" in extract:
-            nlp()
+            nlp.effects()
         if "hardware" in extract:
-            ruler()
+            nlp.hardware()
     except Exception:  # noqa: BLE001 - the run's own first use raises it where it is used
         log.debug("warm-up failed", exc_info=True)
 

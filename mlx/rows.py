@@ -1,15 +1,160 @@
-"""Rows of the tables the link and analyse stages build; field names are column names.
+"""Rows of every table, as records whose field names are the column names.
 
-(The per-message records live beside the code that makes them: ``MessageRecord`` and
-``ErrorRecord`` in ``mlx.ingest.parse``, ``ResultRow`` in ``mlx.extract.results``,
-``HardwareRow`` in ``mlx.extract.hardware``, ``Statement`` in
-``mlx.extract.statements``.  ``mlx.schema`` builds every Arrow schema from these.)
+The per-message records the workers make (``MessageRecord``, ``ErrorRecord``,
+``PatchFacts``, ``ResultRow``, ``HardwareRow``, ``Statement``) and the rows the link and
+analyse stages build (``LinkRow``, ``ThreadRow``, ``PatchRow``, ``ReportRow``,
+``ClaimRow``).  ``mlx.schema`` builds every Arrow schema from these, and depends on this
+module alone: a reader of the store never loads an extractor.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str | None
+    content_type: str
+    size: int
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """One stored message; field names are the ``messages`` column names."""
+
+    uid: str
+    message_id: str | None
+    date: dt.datetime | None
+    from_name: str | None
+    from_addr: str | None
+    to: list[str]
+    cc: list[str]
+    subject: str | None
+    in_reply_to: list[str]
+    references: list[str]
+    list_id: str | None
+    body: str | None
+    source: str
+    offset: int | None
+    length: int
+    commit: str | None
+    defects: list[str]
+    attachments: list[Attachment] = field(default_factory=list)
+    content_type: str | None = None
+    raw_size: int = 0
+    archived_at: str | None = None  # the Archived-At URL (http(s) only)
+    list_archive: str | None = None  # the List-Archive URL (http(s) only)
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    """A chunk that could not be read as a message, or a fault of the link stage on some
+    messages; columns of ``errors``."""
+
+    source: str | None
+    offset: int | None
+    length: int
+    reason: str
+    commit: str | None = None
+    stage: str = "parse"  # split, parse, extract, link or claims
+    uid: str | None = None  # of the link stage's faults: the first message concerned
+    concerns: str | None = None  # "thread <thread_id>", "message <Message-ID>", ...
+
+
+@dataclass(frozen=True)
+class PatchFacts:
+    """What a body says about code: its diff, diffstat, trailers and commit refs."""
+
+    has_diff: bool = False
+    diff_files: int = 0
+    diff_insertions: int = 0
+    diff_deletions: int = 0
+    diffstat_files: int | None = None
+    diffstat_insertions: int | None = None
+    diffstat_deletions: int | None = None
+    trailers: list[tuple[str, str]] = field(default_factory=list)
+    commit_refs: list[str] = field(default_factory=list)
+    request_pull: bool = False  # git request-pull output, unquoted
+    signed_off: bool = False  # an unquoted Signed-off-by: a [PATCH] whose diff was stripped
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One measured value; field names are the ``results`` column names."""
+
+    tool: str
+    test: str | None
+    metric: str
+    value: float
+    unit: str
+    value_norm: float | None
+    unit_norm: str | None
+    side: str | None = None
+    stream: str | None = None
+    interval_start: float | None = None
+    interval_end: float | None = None
+    is_summary: bool = True
+    retransmits: int | None = None
+    label: str | None = None
+    condition: str | None = None
+    section: str | None = None
+    command: str | None = None
+    quoted: bool = False
+    quote_depth: int = 0
+    line_no: int = 0
+    line: str = ""
+    host: str | None = None
+    streams: int | None = None
+    reverse: bool | None = None
+    protocol: str | None = None
+    duration: float | None = None
+    config: str | None = None
+    role: str | None = None
+    cpu_local: float | None = None
+    cpu_remote: float | None = None
+    sd_local: float | None = None
+    sd_remote: float | None = None
+    statistic: str | None = None
+    sender_host: str | None = None  # iperf3: which end sent the data (-R makes it the server)
+    pair: str | None = None  # values the text pairs itself (a table row, "X -> Y") share it
+    # every label of the value but the condition's, as written ("config" keeps the short
+    # names): what keeps runs of different configurations apart when they are paired
+    scope: str | None = None
+
+
+@dataclass(frozen=True)
+class HardwareRow:
+    """One stated fact about a machine; field names are the ``hardware`` column names."""
+
+    host: str | None
+    kind: str
+    text: str
+    value: str | None
+    line_no: int
+    quoted: bool = False
+    quote_depth: int = 0
+    line: str = ""
+    role: str = "subject"
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One stated effect; field names are the ``statements`` column names."""
+
+    kind: str  # "prose" or "robot"
+    text: str
+    stated_pct: float | None
+    direction: str | None  # improvement / regression / None
+    metric: str | None = None
+    baseline_value: float | None = None
+    patched_value: float | None = None
+    base_commit: str | None = None
+    head_commit: str | None = None
+    quoted: bool = False
+    line_no: int = 0
 
 
 @dataclass(frozen=True)

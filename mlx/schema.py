@@ -18,12 +18,21 @@ from typing import Any
 
 import pyarrow as pa
 
-from mlx.extract.hardware import HardwareRow
-from mlx.extract.patches import PatchFacts
-from mlx.extract.results import ResultRow
-from mlx.extract.statements import Statement
-from mlx.ingest.parse import Attachment, ErrorRecord, MessageRecord
-from mlx.rows import ClaimRow, LinkRow, PatchRow, ReportRow, RowCounts, ThreadRow
+from mlx.rows import (
+    Attachment,
+    ClaimRow,
+    ErrorRecord,
+    HardwareRow,
+    LinkRow,
+    MessageRecord,
+    PatchFacts,
+    PatchRow,
+    ReportRow,
+    ResultRow,
+    RowCounts,
+    Statement,
+    ThreadRow,
+)
 
 TRAILER = pa.struct([("key", pa.string()), ("value", pa.string())])
 ATTACHMENT = pa.struct([("filename", pa.string()), ("content_type", pa.string()),

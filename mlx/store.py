@@ -41,8 +41,7 @@ from mlx.errors import StoreError
 from mlx.schema import empty
 
 if TYPE_CHECKING:
-    from mlx.extract.patches import PatchFacts
-    from mlx.ingest.parse import ErrorRecord, MessageRecord
+    from mlx.rows import ErrorRecord, MessageRecord, PatchFacts
 
 MANIFEST = "mlx-store.json"
 LOCK = "ingest.lock"  # an ingest at work: {"host", "pid", "since"}

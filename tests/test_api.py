@@ -390,19 +390,6 @@ def test_the_pool_forks_after_the_warm_up_has_finished() -> None:
     assert not warm.is_alive()
 
 
-def test_the_statements_pipeline_is_built_once_whoever_asks_first(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from mlx.extract import statements
-    from mlx.pipeline import warm_up
-    monkeypatch.setattr(statements, "_NLP", None)
-    warm = warm_up(("statements",))
-    built = statements.nlp()  # waits for the warm-up's build, does not build another
-    warm.join()
-    assert statements.nlp() is built
-    assert [s.stated_pct for s in statements.extract_statements(
-        "This patch improves throughput by 7% on our test rig.\n", "[PATCH] net: x")] == [7.0]
-
-
 def test_headers_are_messages_without_bodies(tmp_path: Path) -> None:
     store = str(tmp_path / "s")
     mlx.ingest([str(ROOT / "data")], store=store, workers=1)

@@ -189,6 +189,17 @@ MARKER = re.compile(r"(?i)^(?:before|after|with(?:out)?|w/o?|now|was|then|old|ne
                     r"patched|unpatched)\b")
 
 
+# what a label adds to a baseline's name that makes it the change: "+ per-queue pools",
+# "with patches", "w/ the fix", "(patched)" (not "hash (non-ranged entries)" of "baseline
+# hash" beside "baseline": another reference run of a test script)
+ADDS_CHANGE = re.compile(r"(?i)^(?:\+|plus\b|with\b|w/(?!o)|and\b|\(patched\)|.*\b" + CHANGE
+                         + r"\b)")
+
+
+# "baseline hash (non-ranged entries)": a run named as a reference, and what it is
+REFERENCE_HEAD = re.compile(r"(?i)^[ \t]*(?:baseline|reference|base)\b")
+
+
 def extension(label: str, base: str) -> str | None:
     """What ``label`` adds to ``base`` ("+ per-queue pools" of "baseline + per-queue
     pools" over "baseline"), None when it does not extend it."""
@@ -210,12 +221,20 @@ def effective_conditions(labels: list[tuple[str, str | None]], title: str | None
     patch title is patched.
     """
     conds = dict(labels)
+    # "baseline (drop from netdev hook)", "baseline hash (non-ranged entries)", "baseline
+    # rbtree (...)": several reference runs a test script names, no side of a change
+    references = [n for n, c in labels if c != "patched" and (m := REFERENCE_HEAD.match(n))
+                  and not ADDS_CHANGE.match(n[m.end():].strip())]
+    if len(references) >= 2:
+        conds.update(dict.fromkeys(references))
     for name, cond in labels:
+        if name in references and len(references) >= 2:
+            continue
         for other, other_cond in labels:
             added = extension(name, other)
             if added is None or other_cond == "patched" or MARKER.match(other) or \
-                    condition_of(added) == "baseline" or (cond == "baseline" and other_cond
-                                                         != "baseline"):
+                    condition_of(added) == "baseline" or (cond == "baseline" and (
+                        other_cond != "baseline" or not ADDS_CHANGE.match(added))):
                 continue
             # "baseline + per-queue pools" over "baseline", "6.12 (patched)" over "6.12":
             # the label that adds to a code base's name is that base with the change

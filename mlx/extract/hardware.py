@@ -6,8 +6,8 @@ host line such as ``Client: ... NIC I350``, ``Tested on ...``, lscpu, lspci,
 ``uname -a``, a kernel test robot's ``test machine:``, a dmesg ``Link is Up``, or
 hardware named near measured values), ``subject`` where it is what the patch is
 about or merely named.  Lines of a known tool's shape are read by regexes, the
-rest by token patterns (``mlx.extract.hwvocab``, read as spaCy's EntityRuler
-would by ``mlx.extract.ruler``); a NIC or wifi model
+rest by token patterns (``mlx.extract.hwvocab``, held by the span ruler of spaCy's
+hardware pipeline, ``mlx.extract.nlp``); a NIC or wifi model
 written bare (``i211``, ``x550-T2``) is looked up in the PCI/USB ID gazetteer.
 Nothing is read from diff hunks (a driver patch adding ``I210`` to a PCI table
 states no setup), trailers, ``Fixes:``, headers quoted in the body, URLs, paths
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -41,8 +40,9 @@ from mlx.extract.hwvocab import (
     literal_head,
     nic_tokens,
     platform_phrases,
-    ruler,
 )
+from mlx.extract.nlp import hardware_entities
+from mlx.rows import HardwareRow
 from mlx.text import TextCache, Words, matched_at
 
 # what makes a message worth reading for its setup besides a strong word: measured
@@ -274,20 +274,6 @@ NEAR_LINES = 8  # hardware this close to a measured value is what it was measure
 WINDOW = 6  # lines around a strong word read for the rest of a setup block
 
 
-@dataclass(frozen=True)
-class HardwareRow:
-    """One stated fact about a machine; field names are the ``hardware`` column names."""
-
-    host: str | None
-    kind: str
-    text: str
-    value: str | None
-    line_no: int
-    quoted: bool = False
-    quote_depth: int = 0
-    line: str = ""
-    role: str = "subject"
-    count: int = 1
 
 
 Fact = tuple[str, str, str | None, str | None, bool]  # kind, text, value, host, shaped
@@ -505,7 +491,7 @@ CANDIDATE_TAGS = ("platform", "model", "shape")
 
 
 def _candidate(text: str, tags: set[str]) -> str | None:
-    """How a line without a strong word may name hardware: "words" (the ruler reads it),
+    """How a line without a strong word may name hardware: "words" (the span ruler reads it),
     "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first;
     ``tags`` are the line's ``_line_words``: a word test needs its substring there."""
     if "platform" in tags:
@@ -590,16 +576,17 @@ LINE_FACTS: TextCache[tuple[Fact, ...]] = TextCache(20_000)  # line text -> its 
 
 
 def _line_facts(texts: list[str]) -> list[tuple[Fact, ...]]:
-    """The facts the ruler and the gazetteer find in each line (a line read before in this
+    """The facts the span ruler and the gazetteer find in each line (a line read before in this
     process, quoted in a reply or a robot's boilerplate, is not read again)."""
     return LINE_FACTS.get(texts, _read_lines)
 
 
 def _read_lines(texts: list[str]) -> Iterator[tuple[Fact, ...]]:
-    read = ruler()
-    for text in texts:
+    """The facts of each line: the entities spaCy's hardware pipeline finds, and the
+    models and shapes the gazetteer and the line's shape give."""
+    for text, entities in zip(texts, hardware_entities(texts), strict=True):
         facts: list[Fact] = [(label, span, _value(label, span), None, False)
-                             for label, span in read(text) if label not in ("nic", "wifi")
+                             for label, span in entities if label not in ("nic", "wifi")
                              or not SPEED_WORD.match(span.lower())]
         spans = " ".join(f[1].lower() for f in facts)
         facts += [f for f in _bare_models(text) + _by_shape(text) if f[1].lower() not in spans]

@@ -1,13 +1,12 @@
 """The words of hardware: token shapes, token patterns, the NIC gazetteer.
 
-The patterns are written as spaCy Matcher patterns and read by ``ruler()``, an
-entity ruler over a tokenizer that splits at whitespace only and peels brackets,
-quotes and a sentence's punctuation off a token, so ``E5-2620``, ``Cortex-A53`` or
-``6.7.0-rc1`` stay whole (``mlx.extract.ruler``: the same entities spaCy's
-EntityRuler finds, without loading spaCy).  They come from three places: token
-shapes (model numbers, versions, sizes), the CPU, board and OS names of
-``data/platforms.tsv``, and the NIC and wifi model tokens of ``data/nics.tsv``, built
-from the PCI and USB ID databases by ``scripts/build_gazetteer.py``."""
+The patterns are spaCy Matcher patterns, held by the span ruler of spaCy's hardware
+pipeline (``mlx.extract.nlp.hardware``: a tokenizer that splits at whitespace only and
+peels brackets, quotes and a sentence's punctuation off a token, so ``E5-2620``,
+``Cortex-A53`` or ``6.7.0-rc1`` stay whole).  They come from three places: token shapes
+(model numbers, versions, sizes), the CPU, board and OS names of ``data/platforms.tsv``,
+and the NIC and wifi model tokens of ``data/nics.tsv``, built from the PCI and USB ID
+databases by ``scripts/build_gazetteer.py`` (one-token phrases: spaCy's PhraseMatcher)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ import re
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from mlx.extract.ruler import Ruler
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -312,8 +309,11 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for kind in ("nic", "wifi"):
         words = sorted(t for t, (k, _, _) in tokens.items() if k == kind)
-        # "Intel I211", "i226-V", "x550-T2": the token, with its vendor before it
-        out.append({"label": kind, "pattern": [VENDOR, {"LOWER": {"IN": words}}]})
+        # "I211", "x550-T2": the token alone, a phrase (spaCy's PhraseMatcher, on LOWER)
+        out += [{"label": kind, "pattern": w} for w in words]
+        # "Intel I211", "Realtek RTL8852BU": with its vendor before it
+        out.append({"label": kind, "pattern": [{"LOWER": VENDOR["LOWER"]},
+                                               {"LOWER": {"IN": words}}]})
     for kind, phrase in platform_phrases():
         words = phrase.lower().split()
         out.append({"label": kind, "pattern": [{"LOWER": w} for w in words]
@@ -329,6 +329,7 @@ SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search
 
 
 @cache
-def ruler() -> Ruler:
-    """The rules and the gazetteer as one entity ruler; built once per process."""
-    return Ruler(_patterns() + _gazetteer_patterns(), PREFIX, SUFFIX)
+def patterns() -> list[dict[str, Any]]:
+    """The rules and the gazetteer, as span ruler patterns in order (of matches of one
+    span, the first pattern's label is kept)."""
+    return [{k: v for k, v in p.items()} for p in _patterns() + _gazetteer_patterns()]

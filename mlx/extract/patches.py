@@ -7,7 +7,8 @@ unquoted lines count: a reply quoting a diff under "> " carries no diff.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from mlx.rows import PatchFacts
 
 # diff --git a/net/ipv4/tcp_input.c b/net/ipv4/tcp_input.c
 DIFF_GIT = re.compile(r"diff --git a/(\S+) b/(\S+)")
@@ -47,21 +48,6 @@ REQUEST_PULL = re.compile(r"(?i)\n[ \t]*(?:are available in the git repository a
                           r"for you to fetch changes up to)\b")
 
 
-@dataclass(frozen=True)
-class PatchFacts:
-    """What a body says about code: its diff, diffstat, trailers and commit refs."""
-
-    has_diff: bool = False
-    diff_files: int = 0
-    diff_insertions: int = 0
-    diff_deletions: int = 0
-    diffstat_files: int | None = None
-    diffstat_insertions: int | None = None
-    diffstat_deletions: int | None = None
-    trailers: list[tuple[str, str]] = field(default_factory=list)
-    commit_refs: list[str] = field(default_factory=list)
-    request_pull: bool = False  # git request-pull output, unquoted
-    signed_off: bool = False  # an unquoted Signed-off-by: a [PATCH] whose diff was stripped
 
 
 def diff_size(lines: list[str]) -> tuple[int, int, int]:

@@ -23,6 +23,7 @@ from mlx.extract.conditions import Label, condition_of, effective_conditions, re
 from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import PREFILTER_WORDS, normalize
+from mlx.rows import ResultRow
 from mlx.text import Words, matched_at
 
 # a body without any of these holds no result: most messages stop here (all found in
@@ -70,48 +71,6 @@ MAX_ROWS = 5000  # per message, over every reader
 ROW_SIDES = re.compile(r"\.c\d+$")
 
 
-@dataclass(frozen=True)
-class ResultRow:
-    """One measured value; field names are the ``results`` column names."""
-
-    tool: str
-    test: str | None
-    metric: str
-    value: float
-    unit: str
-    value_norm: float | None
-    unit_norm: str | None
-    side: str | None = None
-    stream: str | None = None
-    interval_start: float | None = None
-    interval_end: float | None = None
-    is_summary: bool = True
-    retransmits: int | None = None
-    label: str | None = None
-    condition: str | None = None
-    section: str | None = None
-    command: str | None = None
-    quoted: bool = False
-    quote_depth: int = 0
-    line_no: int = 0
-    line: str = ""
-    host: str | None = None
-    streams: int | None = None
-    reverse: bool | None = None
-    protocol: str | None = None
-    duration: float | None = None
-    config: str | None = None
-    role: str | None = None
-    cpu_local: float | None = None
-    cpu_remote: float | None = None
-    sd_local: float | None = None
-    sd_remote: float | None = None
-    statistic: str | None = None
-    sender_host: str | None = None  # iperf3: which end sent the data (-R makes it the server)
-    pair: str | None = None  # values the text pairs itself (a table row, "X -> Y") share it
-    # every label of the value but the condition's, as written ("config" keeps the short
-    # names): what keeps runs of different configurations apart when they are paired
-    scope: str | None = None
 
 
 def parse_command(command: str) -> dict[str, Any]:
@@ -594,9 +553,13 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
     for depth in {r.quote_depth for r in rows}:
         labels = list(dict.fromkeys((r.label, r.condition) for r in rows
                                     if r.quote_depth == depth and r.label is not None))
-        implied = {name: cond for name, cond in effective_conditions(labels, title)
-                   if cond is not None}
-        if implied:  # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla")
+        implied = dict(effective_conditions(labels, title))
+        # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla"; "baseline
+        # hash" beside "baseline rbtree": references, no side); a label whose runs have
+        # different conditions (from the outline above them) keeps theirs
+        names = [name for name, _ in labels]
+        implied = {name: cond for name, cond in implied.items() if names.count(name) == 1}
+        if any(implied.get(name, cond) != cond for name, cond in labels):
             out = [replace(r, condition=implied[r.label]) if r.quote_depth == depth and
                    r.label in implied and r.condition != implied[r.label] else r for r in out]
     return out

@@ -3,9 +3,9 @@
 Prose: "improves throughput by about 7%", "a big performance improvement",
 "throughput improvement of 15-20 %", "2x faster", "-25.7% regression of
 netperf.Throughput_Mbps".  The candidate paragraphs are cut into sentences and
-tokens as spaCy's blank English pipeline cuts them (``mlx.extract.english``), and
-the effect phrases are found by token patterns (spaCy Matcher patterns, read by
-``mlx.extract.ruler``); only paragraphs holding an effect word are read so.
+tokens by spaCy's blank English pipeline with its sentencizer, and the effect phrases are
+found by spaCy's Matcher (``mlx.extract.nlp``); only paragraphs holding an effect word are
+read so.
 
 Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report,
 one row per metric with the base and head values and the change.
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import bisect
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
-from mlx.extract.english import Doc, English, english, is_punct, like_num
-from mlx.extract.ruler import Patterns
+from mlx.extract.nlp import Tokens, effect_docs
+from mlx.rows import Statement
 from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
 
 EFFECT_WORDS = Folded(r"improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
@@ -139,40 +138,10 @@ THROUGHPUT = re.compile(r"(?i)throughput|bandwidth(?! use)|pps|rate|iops|transac
 NO_CHANGE_PCT = 1.0  # a stated effect below this is no change
 
 
-@dataclass(frozen=True)
-class Statement:
-    """One stated effect; field names are the ``statements`` column names."""
-
-    kind: str  # "prose" or "robot"
-    text: str
-    stated_pct: float | None
-    direction: str | None  # improvement / regression / None
-    metric: str | None = None
-    baseline_value: float | None = None
-    patched_value: float | None = None
-    base_commit: str | None = None
-    head_commit: str | None = None
-    quoted: bool = False
-    line_no: int = 0
-
-
-_NLP: Any = None
-_NLP_BUILT = threading.Lock()  # a warm-up thread (mlx.pipeline.warm_up) may be building it
-
-
-def nlp() -> tuple[English, Patterns]:
-    """The English tokenizer and sentencizer and the effect patterns, built on first use
-    (0.05 s)."""
-    global _NLP
-    with _NLP_BUILT:
-        if _NLP is None:
-            _NLP = english(), Patterns(effect_patterns(), {"LIKE_NUM": like_num,
-                                                           "IS_PUNCT": is_punct})
-    return _NLP
 
 
 def effect_patterns() -> list[list[dict[str, Any]]]:
-    """The effect phrases, as spaCy Matcher patterns (``mlx.extract.ruler`` reads them)."""
+    """The effect phrases, as spaCy Matcher patterns (``mlx.extract.nlp.effects``)."""
     effect = {"LOWER": {"REGEX": EFFECT_WORDS.rx.pattern}}
     pct = {"TEXT": {"REGEX": PCT}}
     pct_sign = {"TEXT": "%", "OP": "?"}
@@ -445,25 +414,15 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     return out
 
 
-# paragraph text -> (its doc, the effect patterns' (start, end) token spans); a doc costs
+# paragraph text -> (its tokens, the effect patterns' (start, end) token spans); tokens cost
 # some 40 bytes a character, so 500,000 characters of texts are kept
-READ: TextCache[tuple[Doc, list[tuple[int, int]]]] = TextCache(500_000, len)
+READ: TextCache[tuple[Tokens, list[tuple[int, int]]]] = TextCache(500_000, len)
 
 
-def _read(texts: list[str]) -> list[tuple[Doc, list[tuple[int, int]]]]:
-    """The doc and the effect matches of each paragraph (one read before in this
-    process, quoted in the replies of a thread, is not read again)."""
-    return READ.get(texts, lambda todo: (_matched(text) for text in todo))
-
-
-def _matched(text: str) -> tuple[Doc, list[tuple[int, int]]]:
-    pipe, patterns = nlp()
-    doc = pipe(text)
-    start, other = patterns.start_bits[True], patterns.start_bits[False]  # IS_SENT_START
-    masks = [patterns.mask(doc.token(i)) | other for i in range(len(doc))]
-    for first, _ in doc.sents:
-        masks[first] = masks[first] & ~other | start
-    return doc, [(a, b) for a, b, _ in patterns.matches(masks)]
+def _read(texts: list[str]) -> list[tuple[Tokens, list[tuple[int, int]]]]:
+    """The tokens and the effect matches of each paragraph, read by spaCy (one read before
+    in this process, quoted in the replies of a thread, is not read again)."""
+    return READ.get(texts, effect_docs)
 
 
 def is_reply(subject: str | None) -> bool:
@@ -472,7 +431,7 @@ def is_reply(subject: str | None) -> bool:
     return parse_subject(subject).is_reply
 
 
-def _effects(doc: Doc, matches: list[tuple[int, int]], para: Para,
+def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
              posting: bool = True) -> list[Statement]:
     """One statement per effect a paragraph states: per percent or factor it gives, or one
     per sentence that states an effect without a size."""

@@ -19,9 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mlx.ingest import gitinbox
-from mlx.ingest.parse import ErrorRecord, MessageRecord, Where, parse_message, parse_text_rendering
+from mlx.ingest.parse import Where, parse_message, parse_text_rendering
 from mlx.ingest.sources import DecompressionBombError, Source, open_stream, read_blocks
 from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detect_mode
+from mlx.rows import ErrorRecord, MessageRecord
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
 BATCH_MESSAGES = 500  # messages per chunk split by the driver (also at most 8 MiB)

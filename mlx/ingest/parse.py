@@ -20,7 +20,7 @@ import hashlib
 import logging
 import quopri
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
 from functools import lru_cache
@@ -30,6 +30,7 @@ import mailparser
 
 from mlx.ingest import repair
 from mlx.ingest.defects import DefectError, email_code, strict
+from mlx.rows import Attachment, ErrorRecord, MessageRecord
 
 log = logging.getLogger(__name__)
 
@@ -64,54 +65,10 @@ HEADER_FIELD = re.compile(rb"\n(?i:(" + "|".join(WANTED).encode() + rb"))[ \t]*:
 FULL = BytesParser(policy=policy.compat32)
 
 
-@dataclass(frozen=True)
-class Attachment:
-    filename: str | None
-    content_type: str
-    size: int
 
 
-@dataclass(frozen=True)
-class MessageRecord:
-    """One stored message; field names are the ``messages`` column names."""
-
-    uid: str
-    message_id: str | None
-    date: dt.datetime | None
-    from_name: str | None
-    from_addr: str | None
-    to: list[str]
-    cc: list[str]
-    subject: str | None
-    in_reply_to: list[str]
-    references: list[str]
-    list_id: str | None
-    body: str | None
-    source: str
-    offset: int | None
-    length: int
-    commit: str | None
-    defects: list[str]
-    attachments: list[Attachment] = field(default_factory=list)
-    content_type: str | None = None
-    raw_size: int = 0
-    archived_at: str | None = None  # the Archived-At URL (http(s) only)
-    list_archive: str | None = None  # the List-Archive URL (http(s) only)
 
 
-@dataclass(frozen=True)
-class ErrorRecord:
-    """A chunk that could not be read as a message, or a fault of the link stage on some
-    messages; columns of ``errors``."""
-
-    source: str | None
-    offset: int | None
-    length: int
-    reason: str
-    commit: str | None = None
-    stage: str = "parse"  # split, parse, extract, link or claims
-    uid: str | None = None  # of the link stage's faults: the first message concerned
-    concerns: str | None = None  # "thread <thread_id>", "message <Message-ID>", ...
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from mlx.ingest.chunks import (
     plan_mbox,
     split_stream,
 )
-from mlx.ingest.parse import ErrorRecord
 from mlx.ingest.sources import Source
 from mlx.ingest.split import RawMessage
+from mlx.rows import ErrorRecord
 
 if TYPE_CHECKING:
     from mlx.api import IngestReport

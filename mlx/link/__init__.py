@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.ingest.parse import ErrorRecord
 from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
@@ -60,6 +59,7 @@ from mlx.link.patch_columns import (
     parse_subjects,
     patch_batches,
 )
+from mlx.rows import ErrorRecord
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
 from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, errors_table, hashes
 

@@ -1,0 +1,175 @@
+"""spaCy, the extractors' NLP engine: its pipelines, built once per process.
+
+- ``english()``: ``spacy.blank("en")`` with the ``sentencizer``; ``statements`` reads its
+  candidate paragraphs with it (``effect_docs``), and spaCy's ``Matcher`` (``effects``)
+  finds the effect phrases on the same ``Vocab``.
+- ``hardware()``: a second pipeline on that ``Vocab`` whose tokenizer splits at whitespace
+  and peels brackets, quotes and a sentence's punctuation off a token (so ``E5-2620``,
+  ``Cortex-A53`` and ``6.7.0-rc1`` stay whole), and a ``span_ruler`` holding the token
+  patterns of ``mlx.extract.hwvocab`` and the gazetteer (its one-token NIC and wifi models
+  as phrases, matched by spaCy's ``PhraseMatcher`` on ``LOWER``); ``hardware_entities``
+  reads candidate lines with it.  Of overlapping matches the longest is kept (the
+  leftmost of equal length); of matches of one span, the first pattern's label
+  (``first_pattern_longest``: spaCy's own filter would pick by set order there).
+
+spaCy is imported here only, on first use: ``mlx info``, ``claims``, ``sql``, ``show`` and
+``report`` never load it.  The local engine builds both pipelines on a thread before its
+pool forks (``mlx.pipeline.warm_up``), so its workers share them; a Dask worker builds
+them once.  Long-lived workers read each chunk in a ``memory_zone`` (``zone``), so the
+strings of a chunk's texts do not pile up in the ``Vocab``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # spaCy loads on first use
+    from spacy.language import Language
+    from spacy.matcher import Matcher
+    from spacy.tokens import Doc, Span
+
+_BUILT = threading.Lock()  # a warm-up thread may be building them
+_ENGLISH: Any = None
+_EFFECTS: Any = None
+_HARDWARE: Any = None
+BATCH = 256  # texts per nlp.pipe batch
+
+
+def english() -> Language:
+    """``spacy.blank("en")`` with the sentencizer (the effect matcher's pipeline)."""
+    global _ENGLISH
+    with _BUILT:
+        if _ENGLISH is None:
+            import spacy
+            nlp = spacy.blank("en")
+            nlp.add_pipe("sentencizer")
+            _ENGLISH = nlp
+    return _ENGLISH
+
+
+def effects() -> Matcher:
+    """spaCy's Matcher holding the statements' effect patterns (``statements.
+    effect_patterns``), on ``english()``'s Vocab."""
+    global _EFFECTS
+    nlp = english()
+    with _BUILT:
+        if _EFFECTS is None:
+            from spacy.matcher import Matcher
+
+            from mlx.extract.statements import effect_patterns
+            matcher = Matcher(nlp.vocab)
+            matcher.add("EFFECT", effect_patterns())
+            _EFFECTS = matcher
+    return _EFFECTS
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """What ``statements`` keeps of a spaCy Doc (a Doc does not outlive its memory zone):
+    the text, each token's (start, end) offsets and each sentence's token range."""
+
+    text: str
+    starts: list[int]
+    ends: list[int]
+    sents: list[tuple[int, int]]  # (first token, end token) of each sentence, in order
+    sent_of: list[int]  # each token's sentence index
+
+    @classmethod
+    def of(cls, doc: Doc) -> Tokens:
+        starts = [t.idx for t in doc]
+        ends = [t.idx + len(t) for t in doc]
+        sents = [(s.start, s.end) for s in doc.sents]
+        sent_of = [0] * len(doc)
+        for k, (a, b) in enumerate(sents):
+            sent_of[a:b] = [k] * (b - a)
+        return cls(doc.text, starts, ends, sents, sent_of)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def token(self, i: int) -> str:
+        return self.text[self.starts[i]:self.ends[i]]
+
+    def span(self, start: int, end: int) -> str:
+        """The text of tokens ``start`` to ``end`` (spaCy's ``doc[start:end].text``)."""
+        return self.text[self.starts[start]:self.ends[end - 1]] if end > start else ""
+
+    def sentence(self, i: int) -> tuple[int, int]:
+        """The sentence token ``i`` stands in."""
+        return self.sents[self.sent_of[i]]
+
+
+def effect_docs(texts: list[str]) -> Iterator[tuple[Tokens, list[tuple[int, int]]]]:
+    """Each paragraph's tokens and sentences, with the (start, end) token spans of every
+    effect phrase in it, in text order (by start, then end)."""
+    matcher = effects()
+    for doc in english().pipe(texts, batch_size=BATCH):
+        yield Tokens.of(doc), sorted({(start, end) for _, start, end in matcher(doc)})
+
+
+def first_pattern_longest(ents: Iterable[Span], spans: Iterable[Span]) -> list[Span]:
+    """The entities of a line: the longest match first, then the leftmost, skipping any
+    that overlaps one taken; of matches of one span, the first pattern's (its id)."""
+    taken: list[Span] = []
+    used: set[int] = set()
+    for span in sorted([*ents, *spans], key=lambda s: (s.start - s.end, s.start,
+                                                      int(s.id_ or 0))):
+        if not used.intersection(range(span.start, span.end)):
+            taken.append(span)
+            used.update(range(span.start, span.end))
+    return sorted(taken, key=lambda s: s.start)
+
+
+def hardware() -> Language:
+    """The hardware pipeline: its tokenizer and its span ruler (rules and gazetteer)."""
+    global _HARDWARE
+    vocab = english().vocab
+    with _BUILT:
+        if _HARDWARE is None:
+            _HARDWARE = _hardware(vocab)
+    return _HARDWARE
+
+
+def _hardware(vocab: Any) -> Language:
+    import spacy
+    from spacy.tokenizer import Tokenizer
+
+    from mlx.extract import hwvocab
+    _register()
+    nlp = spacy.blank("en", vocab=vocab)
+    nlp.tokenizer = Tokenizer(vocab, prefix_search=hwvocab.PREFIX, suffix_search=hwvocab.SUFFIX)
+    ruler: Any = nlp.add_pipe("span_ruler", config={
+        "annotate_ents": True, "spans_key": None, "phrase_matcher_attr": "LOWER",
+        "ents_filter": {"@misc": "mlx.first_pattern_longest.v1"}})
+    ruler.add_patterns([{**p, "id": str(k)} for k, p in enumerate(hwvocab.patterns())])
+    return nlp
+
+
+def _register() -> None:
+    from spacy.util import registry
+    if "mlx.first_pattern_longest.v1" not in registry.misc:
+        registry.misc.register("mlx.first_pattern_longest.v1",
+                               func=lambda: first_pattern_longest)
+
+
+def hardware_entities(texts: list[str]) -> Iterator[list[tuple[str, str]]]:
+    """The (label, text) entities of each line, in text order."""
+    for doc in hardware().pipe(texts, batch_size=BATCH):
+        yield [(ent.label_, ent.text) for ent in doc.ents]
+
+
+@contextlib.contextmanager
+def zone() -> Iterator[None]:
+    """A memory zone of the shared Vocab, when the pipelines are built: the strings the
+    texts of one chunk add to it go when it ends (a long-lived worker's Vocab stays the
+    size of the patterns)."""
+    nlp = _ENGLISH
+    if nlp is None:
+        yield
+        return
+    with nlp.memory_zone():
+        yield
