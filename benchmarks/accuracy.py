@@ -25,8 +25,9 @@ message by message:
 
 The summary comes last, one figure per line, the held-out lists first; ``--misses``
 prints every miss and extra row of the dev split before it, and those of the held-out
-split only as counts by kind (a unit, a tool, a hardware kind: no value, no text), so
-that reading them writes no rule for one held-out message.
+split only as counts by kind (a unit, a tool, a hardware kind, the name of the rule that
+rejected a missed value: no value, no text), so that reading them writes no rule for one
+held-out message.
 """
 
 from __future__ import annotations
@@ -226,6 +227,25 @@ def _fmt(v: Any) -> str:
     return f"{v:.6g}" if isinstance(v, float) else str(v)
 
 
+def _rule(arch: Any, uid: str | None, want: dict[str, Any]) -> str:
+    """" (rule: <name>)" when a named rule of the prose reader rejected the labelled value
+    on its line (``mlx.extract.inline.RULES``), else ""."""
+    from mlx.extract.inline import rejections
+    if uid is None or not want.get("line") or want.get("value") is None:
+        return ""
+    if "bodies" not in arch.__dict__:
+        m = arch.table("messages", columns=["uid", "body"])
+        arch.__dict__["bodies"] = dict(zip(m.uid, m.body, strict=True))
+    lines = (arch.__dict__["bodies"].get(uid) or "").split("\n")
+    k = int(want["line"]) - 1
+    if not 0 <= k < len(lines):
+        return ""
+    text = lines[k].lstrip("> ")
+    names = [name for _, value, name in rejections([text])
+             if _close(value, float(want["value"]))]
+    return f" (rule: {names[0]})" if names else ""
+
+
 def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) -> None:
     n, mid = lab.get("n"), lab["message_id"]
     tag = f"n={n} {mid[:50]}"
@@ -248,10 +268,11 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
     s.correct += len(res) - len(free)
     for want, k in zip(lab["results"], got, strict=True):
         if k < 0:
-            rep.miss(f"missed result {want['unit_norm']}",
+            why = _rule(arch, uid, want)
+            rep.miss(f"missed result {want['unit_norm']}{why}",
                      f"MISS result {tag} line {want.get('line')}: "
                      f"{_fmt(want['value_norm'])} {want['unit_norm']} "
-                     f"({want.get('value')} {want.get('unit')})")
+                     f"({want.get('value')} {want.get('unit')}){why}")
             continue
         r = res.iloc[k]
         for attr in ("condition", "side", "quoted"):

@@ -40,7 +40,7 @@ sys.path.insert(0, ROOT)
 
 from mlx.archive import Archive  # noqa: E402
 from mlx.link.patches import REVIEW_KEYS, STABLE_TREE  # noqa: E402
-from mlx.link.subjects import normalize_title  # noqa: E402
+from mlx.subjects import normalize_title  # noqa: E402
 
 # what no tree is: flags, internal tags, words
 FLAG_TREE = re.compile(r"(?i)^(autosel|rft|rfc|resend|git|pull|set|s\d+|v\d+(\.\d+)?|"

@@ -22,13 +22,13 @@ from typing import Any
 import pandas as pd
 
 from mlx.extract.conditions import SHA, effective_conditions, extends
-from mlx.extract.statements import NAMES_CHANGE, is_reply
-from mlx.link.subjects import parse_subject
+from mlx.extract.statements import is_reply
+from mlx.extract.vocab import CAUSED, CONDITION_WORDS, LOWER_IS_BETTER, NAMES_CHANGE
 from mlx.rows import ClaimRow
+from mlx.subjects import TITLE_SHAPE, parse_subject
 
 NOISE_PCT = 1.0  # |delta| below this is no change
 VERDICTS = ("improvement", "regression", "no-change")  # every claim has one
-LOWER_IS_BETTER = {"latency", "loss"}
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
 KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic", "scope"]
@@ -106,14 +106,8 @@ def _switched_apart(patched: str, base: str) -> bool:
     runs differ by a switch besides the change (unless the switch is what names the sides,
     as "on" and "off" columns do)."""
     switched = _switch(_rest(patched)), _switch(_rest(base))
-    return CONDITION_WORD.search(patched) is not None and None not in switched and \
+    return CONDITION_WORDS.search(patched) is not None and None not in switched and \
         switched[0] != switched[1]
-
-
-# the words of a label that name its condition: what is left names the configuration
-CONDITION_WORD = re.compile(r"(?i)\b(?:before|after|without|with|w/o|w/|the|this|that|"
-                            r"patch(?:es|ed)?|series|fix|change|applied|stock|vanilla|baseline|"
-                            r"base|unpatched)\b")
 
 
 SWITCHED_ON = {"on", "enabled", "enable", "yes", "true"}
@@ -127,7 +121,7 @@ def _switch(words: set[str]) -> str | None:
 
 
 def _rest(label: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9_]+", CONDITION_WORD.sub(" ", label.lower())))
+    return set(re.findall(r"[a-z0-9_]+", CONDITION_WORDS.sub(" ", label.lower())))
 
 
 def _words(label: str) -> set[str]:
@@ -417,14 +411,6 @@ FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|do
                    r"stop|reduce|remove|drop|eliminate)\b")
 # "a kernel containing commit 165573e41f2f": another commit, named by its id
 OTHER_COMMIT = re.compile(r"(?i)\bcommit[ \t]+(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-# ... unless the sentence says the change itself costs it
-CAUSED = re.compile(r"(?i)\b(?:this|the|my|your) (?:patch|change|series|commit)\w* "
-                    r"(?:\w+ ){0,3}?(?:cause|introduce|add|show|result|lead)|"
-                    # "This increases caching overhead": a posting's "This" is the change
-                    r"^[ \t]*(?:this|it)[ \t]+(?:\w+[ \t]+)?(?:increase|add|introduce|cause|cost|"
-                    r"slow|hurt|degrade)s?\b")
-
-
 def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                  messages: pd.DataFrame, titles: dict[Any, str] | None = None
                  ) -> list[dict[str, Any]]:
@@ -510,8 +496,6 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
     return out
 
 
-# "mac80211: Expose support for ath9k Dynack": a subject titled like a commit
-COMMIT_TITLE = re.compile(r"^[\w./-]{2,40}: \S")
 
 
 def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
@@ -521,7 +505,7 @@ def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
     configurations in a bug report about no change is no claim."""
     if not pd.isna(patch_of.get(claim["uid"])):
         return True
-    if COMMIT_TITLE.match(titles.get(claim["uid"]) or ""):
+    if TITLE_SHAPE.match(titles.get(claim["uid"]) or ""):
         return True
     return any(SHA.search(str(claim.get(k) or "")) for k in ("baseline_label", "patched_label"))
 

@@ -14,9 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# what a change is called
-CHANGE = (r"(?:patch(?:es|ed|set|series)?|series|fix(?:es)?|changes?|commits?|revert|"
-          r"backport|code|v\d{1,2})")
+from mlx.extract.vocab import CHANGE
+
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
 BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?"
                       r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|"

@@ -43,6 +43,7 @@ from mlx.extract.hwvocab import (
 )
 from mlx.extract.nlp import hardware_entities
 from mlx.rows import HardwareRow
+from mlx.subjects import parse_subject
 from mlx.text import TextCache, Words, matched_at
 
 # what makes a message worth reading for its setup besides a strong word: measured
@@ -683,7 +684,7 @@ def _rows(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> l
             measured[j] = MEASURED.search(doc.text(j)) is not None
         return measured[j]
     subject_low = (subject or "").lower()
-    patch = "patch" in subject_low and not subject_low.startswith(("re:", "aw:", "sv:"))
+    patch = "patch" in subject_low and not parse_subject(subject).is_reply
     # "[PATCH] ramips: add support for Foo": its "CPU: MT7620A" lines list the device added
     # (a reply too: the patch it forwards or answers lists the device it adds)
     device_patch = "patch" in subject_low and DEVICE_SUPPORT.search(subject_low) is not None

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
 from mlx.extract.units import UNIT_PATTERN
+from mlx.extract.vocab import LATENCY_CUES
 
 # === 4in4 TCP_STREAM: 901.05 Mbits/sec ===
 SUMMARY = re.compile(
@@ -200,8 +203,6 @@ LIST_GAP = re.compile(r"^[ \t]*(?:,|and|or|/)?[ \t]*(?:and|or)?[ \t]*$")
 # "± 1.2 Gbps", "+- 3%", "std. dev. 1.09 kpps": a spread, not a value
 SPREAD_BEFORE = re.compile(r"(?i)(?:±|\+-|\+/-|std\.?[ \t]?dev\.?|stdev|stddev|\bsd)[ \t]*[:=]?"
                            r"[ \t]*$")
-LATENCY_WORDS = re.compile(r"(?i)latenc|\brtt\b|\blat\b|\bp\d\d|\bavg\b|\bmean\b|round.trip|"
-                           r"jitter|\bmedian\b|tail|\bping\b|response time|completion")
 LATENCY_UNITS = {"us", "ms", "ns", "µs", "μs", "usec", "usecs", "msec", "msecs", "nsec", "nsecs"}
 # a clause ends at these: "310Mbps without it, 450Mbps with it" is two clauses
 CLAUSE_END = re.compile(r"[;,.!?](?:[ \t]|$)|\n|[ \t](?:but|while|whereas|and|vs\.?)[ \t]")
@@ -330,57 +331,153 @@ class _Paragraph:
         return self.text.rfind("\n", 0, pos) + 1
 
 
+@dataclass(frozen=True)
+class _Spot:
+    """A value found in a paragraph and the text around it, as the rules read it."""
+
+    p: _Paragraph
+    start: int
+    end: int
+    unit: str
+
+    @cached_property
+    def text(self) -> str:
+        return self.p.text
+
+    @cached_property
+    def line(self) -> str:
+        a, b = self.p.line_span(self.start)
+        return self.text[a:b]
+
+    @cached_property
+    def line_start(self) -> int:
+        return self.p.line_span(self.start)[0]
+
+    @cached_property
+    def hard(self) -> tuple[str, str]:
+        """(the hard line holding the value, the hard line above it)."""
+        text, begin = self.text, self.p.hard_start(self.start)
+        above = text[self.p.hard_start(begin - 1):begin] if begin else ""
+        return text[begin:text.find("\n", self.start) % (len(text) + 1)], above
+
+    @cached_property
+    def colon(self) -> int:
+        """Where the colon before the value stands, if it is near ("support: ~148 Gbps")."""
+        at = self.text.rfind(":", self.line_start, self.start)
+        return at if at >= 0 and self.start - at < 24 else -1
+
+    def before(self, width: int) -> str:
+        return self.text[max(0, self.start - width):self.start]
+
+    @cached_property
+    def clause(self) -> tuple[int, int]:
+        return _clause_span(self.text, self.start, self.end)
+
+    @cached_property
+    def mark(self) -> str:
+        """The character right before the value (blanks skipped)."""
+        return self.before(2).strip()[-1:]
+
+    @cached_property
+    def latency_said(self) -> bool:
+        """A latency word in the sentence so far (it may have wrapped onto lines above)."""
+        return LATENCY_CUES.search(self.text, max(0, self.start - CLAUSE_REACH),
+                                   self.end) is not None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule that rejects a value as no measurement: its name, its test, and a line it
+    rejects (the rule's test case, ``tests/test_extract_inline.py``)."""
+
+    name: str
+    rejects: Callable[[_Spot], bool]
+    example: str
+
+
+def _kernel_log(s: _Spot) -> bool:
+    hard, above = s.hard
+    return bool(KERNEL_LOG.search(hard) or (KERNEL_LOG.search(above) and not hard[:1].isupper()))
+
+
+def _not_measured(s: _Spot) -> bool:
+    rest = s.line[s.colon - s.line_start + 1:] if s.colon >= 0 else s.line
+    return NOT_MEASURED.search(rest) is not None
+
+
+def _unlabelled_time(s: _Spot) -> bool:
+    """A time with no latency word is a setting ("10 ms timeout") unless a label names it
+    ("idle link: 0.210 ms")."""
+    if s.unit not in LATENCY_UNITS or s.latency_said:
+        return False
+    label = _label_before(s.p, s.start)
+    return label is None or NOT_A_TIME.search(label) is not None
+
+
+# In order: the name of the first rule that rejects a value is what ``why_not`` tells.
+RULES = (
+    Rule("table or code line", lambda s: s.line.count("|") >= 2 or bool(CODE.search(s.line)),
+         "+ * 10(10kbit/s) in the table above"),
+    Rule("device dump field", lambda s: bool(DUMP_FIELD.search(s.line)),
+         "rx bitrate: 866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2"),
+    Rule("kernel log line", _kernel_log,
+         "[    1.270442] usb usb1-port3: status 0101, change 0000, 12 Mb/s"),
+    Rule("capacity line", _not_measured, "eth0: link up at 1000 Mbps full duplex"),
+    Rule("capacity field", lambda s: s.colon >= 0 and CAPACITY_FIELD.search(
+        s.text, s.line_start, s.colon + 1) is not None, "Speed: 1000Mb/s"),
+    Rule("capacity after", lambda s: bool(CAPACITY_AFTER.match(s.text, s.end) or CAPACITY_SPECS
+                                          .match(s.text, s.end) or CAPACITY_NAMED.match(
+                                              s.text, s.end)),
+         "two machines with 10Gb/s Intel ixgbe NICs"),
+    Rule("capacity before", lambda s: CAPACITY_BEFORE.search(s.before(24)) is not None,
+         "operates at a serial baud rate of SAS 6Gbps"),
+    Rule("spread", lambda s: SPREAD_BEFORE.search(s.before(12)) is not None,
+         "std. dev. 1.09 kpps"),
+    Rule("difference", lambda s: DELTA_AFTER.match(s.text, s.end) is not None,
+         "the old code gets 0.5 Mpps more"),
+    Rule("option mapped to a rate", lambda s: MAPPED_TO.search(
+        s.text[max(s.p.hard_start(s.start), s.start - 30):s.start]) is not None,
+         "- s3 -> 100 Kbit/s"),
+    Rule("threshold", lambda s: bool(THRESHOLD_BEFORE.search(s.before(16))
+                                     or AT_RATE.search(s.before(18))),
+         "it improves a lot when pps is below 400pps"),
+    Rule("no result in its clause", lambda s: NOT_A_RESULT.search(
+        s.text[s.clause[0]:s.clause[1]]) is not None, "line rate is 14.88 Mpps"),
+    Rule("consequence of an expectation", lambda s: s.clause[0] > 1 and CONSEQUENCE.match(
+        s.text, s.clause[0]) is not None and NOT_A_RESULT.search(
+        _clause(s.text, s.clause[0] - 2, s.clause[0] - 1)) is not None,
+         "it should be line rate for this card, so around 15Mpps"),
+    Rule("a literal", lambda s: s.mark in ("'", '"', "`"), "treated as '100kbps' here"),
+    Rule("bound or arithmetic", lambda s: s.mark in ("<", ">") or (
+        s.mark == "=" and COMPUTED.search(s.text, max(0, s.start - 40), s.start) is not None),
+         "1/(84*8)*40*10^9 = 59523810 pps"),
+    Rule("time setting", lambda s: s.unit in LATENCY_UNITS and s.mark == "="
+         and not s.latency_said, "T_PwrOn=10us"),
+    Rule("time with no latency named", _unlabelled_time, "a 10 ms timeout here"),
+)
+
+
+def why_not(p: _Paragraph, start: int, end: int, unit: str) -> str | None:
+    """The name of the first rule that rejects the value at [start:end], None for a
+    measurement."""
+    spot = _Spot(p, start, end, unit)
+    return next((rule.name for rule in RULES if rule.rejects(spot)), None)
+
+
 def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:
-    """Is the value at [start:end] a measurement, by the words around it?"""
-    text = p.text
-    a, b = p.line_span(start)
-    line = text[a:b]
-    if line.count("|") >= 2 or CODE.search(line):
-        return False  # a diagram or a table the table reader did not take, or code
-    if DUMP_FIELD.search(line):
-        return False  # a field of iw's, lspci's, lsusb's or the clocksource's dump
-    begin = p.hard_start(start)
-    hard = text[begin:text.find("\n", start) % (len(text) + 1)]
-    above = text[p.hard_start(begin - 1):begin] if begin else ""
-    if KERNEL_LOG.search(hard) or (KERNEL_LOG.search(above) and not hard[:1].isupper()):
-        return False  # a kernel log line (or its wrapped tail) prints a link's speed, no run
-    colon = text.rfind(":", a, start)  # "net-next + SIT flowtable support: ~148 Gbps"
-    if NOT_MEASURED.search(line[colon - a + 1:] if colon >= 0 and start - colon < 24 else line):
-        return False  # a capacity line
-    if colon >= 0 and start - colon < 24 and CAPACITY_FIELD.search(text, a, colon + 1):
-        return False  # ethtool's "Speed: 1000Mb/s", "Max bandwidth: 40 Gbps": a setting
-    if CAPACITY_AFTER.match(text, end) or CAPACITY_SPECS.match(text, end) or \
-            CAPACITY_NAMED.match(text, end) or \
-            CAPACITY_BEFORE.search(text[max(0, start - 24):start]):
-        return False
-    if SPREAD_BEFORE.search(text[max(0, start - 12):start]) or DELTA_AFTER.match(text, end):
-        return False
-    if MAPPED_TO.search(text[max(p.hard_start(start), start - 30):start]):
-        return False  # "- s3 -> 100 Kbit/s": what an option sets
-    if THRESHOLD_BEFORE.search(text[max(0, start - 16):start]) or \
-            AT_RATE.search(text[max(0, start - 18):start]):
-        return False  # "it improves a lot when pps is below 400pps": a threshold
-    left, right = _clause_span(text, start, end)
-    if NOT_A_RESULT.search(text[left:right]):
-        return False
-    if left > 1 and CONSEQUENCE.match(text, left) and \
-            NOT_A_RESULT.search(_clause(text, left - 2, left - 1)):
-        return False  # "should be line rate for this card, so around 15Mpps": still expected
-    # a latency word in the sentence so far (it may have wrapped onto the lines above)
-    latency_said = LATENCY_WORDS.search(text, max(0, start - CLAUSE_REACH), end) is not None
-    before = text[max(0, start - 2):start].strip()[-1:]
-    if before in ("'", '"', "`"):
-        return False  # "treated as '100kbps'": a literal, a string in code
-    if before in ("<", ">") or (before == "=" and COMPUTED.search(text, max(0, start - 40),
-                                                                   start)):
-        return False  # "(>100ms)" a bound; "1/(84*8)*40*10^9 = 59,523,810 pps" arithmetic
-    if unit in LATENCY_UNITS and before == "=" and not latency_said:
-        return False  # "T_PwrOn=10us": a setting, not a latency
-    if unit in LATENCY_UNITS and not latency_said:
-        # "10 ms timeout" is a setting; "idle link: 0.210 ms" a labelled measurement
-        label = _label_before(p, start)
-        return label is not None and not NOT_A_TIME.search(label)
-    return True
+    """Is the value at [start:end] a measurement, by the words around it (``RULES``)?"""
+    return why_not(p, start, end, unit) is None
+
+
+def rejections(lines: list[str]) -> list[tuple[int, float, str]]:
+    """(line index, value, the rule that rejected it) of every value a paragraph writes
+    that is no result: what ``benchmarks/accuracy.py --misses`` tells of a missed one."""
+    p = _Paragraph.of(lines)
+    out = []
+    for m in VALUE.finditer(p.text):
+        if (name := why_not(p, m.start(2), m.end(), m.group(3))) is not None:
+            out.append((p.line_of(m.start()), _num(m.group(2)), name))
+    return out
 
 
 def _label_before(p: _Paragraph, start: int) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from mlx.extract.vocab import TRAILER_KEYS
 from mlx.rows import PatchFacts
 
 # diff --git a/net/ipv4/tcp_input.c b/net/ipv4/tcp_input.c
@@ -22,8 +23,6 @@ HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 DIFFSTAT = re.compile(
     r"^\s*(\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?\s*$",
     re.M)
-TRAILER_KEYS = ("Signed-off-by", "Reviewed-by", "Acked-by", "Tested-by", "Reported-by",
-                "Suggested-by", "Co-developed-by", "Fixes", "Link", "Closes", "Cc", "Nacked-by")
 # Reviewed-by: Eric Dumazet <edumazet@google.com>  (at the start of a line: never quoted).
 # Every pattern here starts with a literal ("\n", "ommit") so the regex engine
 # skips to candidates at C speed instead of trying each position of the body.

@@ -24,6 +24,7 @@ from mlx.extract.document import PREFILTERS, Document, head, outline_position
 from mlx.extract.tables import TableReader
 from mlx.extract.units import PREFILTER_WORDS, normalize
 from mlx.rows import ResultRow
+from mlx.subjects import parse_subject
 from mlx.text import Words, matched_at
 
 # a body without any of these holds no result: most messages stop here (all found in
@@ -131,7 +132,6 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     found = _find(doc)
     if not found:
         return []
-    from mlx.link.subjects import parse_subject
     subj = parse_subject(subject)
     # a patch's title names what the patch brings: the label naming it is the patched run
     return _with_context(found, doc, subj.title if subj.kind == "patch" else None)

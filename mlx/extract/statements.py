@@ -21,21 +21,25 @@ from typing import Any
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
 from mlx.extract.nlp import Tokens, effect_docs
+from mlx.extract.vocab import (
+    EFFECT_BODY_WORDS,
+    EFFECT_REGEX,
+    EFFECT_STEMS,
+    IMPROVE,
+    LOWER_BETTER_WORDS,
+    NAMES_CHANGE,
+    REGRESS,
+    TRAILER_LINE,
+)
 from mlx.rows import Statement
+from mlx.subjects import parse_subject
 from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
 
-EFFECT_WORDS = Folded(r"improv|regress|faster|slower|slow(?:ed|s|ing)?\b|slowdown|"
-                      r"speed-?up|better|worse|degrad|boost|gain|drop|increase|decrease|"
-                      r"reduc|overhead|doubl|twice|tripl|impact")
-# the same, as substrings of the lowercased text (C speed, before the regex)
-EFFECT_STEMS = ("improv", "regress", "faster", "slow", "speed", "better", "worse", "degrad",
-                "boost", "gain", "drop", "increase", "decrease", "reduc", "overhead", "doubl",
-                "twice", "tripl", "impact")
+EFFECT_WORDS = Folded(EFFECT_REGEX)
 # a body is read only if it holds one of these (plain substring tests, C speed)
-BODY_WORDS = ("mprov", "egress", "faster", "slow", "peedup", "peed-up", "egrad", "boost",
-              "educ", "ncrease", "ecrease", "drop", "impact", "gain", "overhead", "doubl",
-              "twice", "identical", "difference", "igher with", "etter with", "ower with",
-              "orse with", "aster with", "same within", "within the noise", "within noise")
+BODY_WORDS = (*EFFECT_BODY_WORDS, "identical", "difference", "igher with", "etter with",
+              "ower with", "orse with", "aster with", "same within", "within the noise",
+              "within noise")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
 # ("x(?<!\wx)" is "\bx" written so that re skips to the x's: 3x faster on bodies)
@@ -119,16 +123,9 @@ ROBOT_ROW = re.compile(
     r"^[ \t]*(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+"
     r"([-+]\d{1,6}(?:\.\d{1,3})?)%[ \t]+(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)"
     r"(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+([\w.:/-]{1,120})[ \t]*$")
-# words that judge an effect by themselves
-IMPROVE = re.compile(r"(?i)improv|faster|speed-?up|better|boost|gain")
-REGRESS = re.compile(r"(?i)regress|slower|worse|degrad|overhead|impact|hurt")
 # words that only say which way a quantity went: good or bad by what it measures
 UP = re.compile(r"(?i)increas|higher|\bmore\b|rais|grow|\bup\b")
 REDUCE = re.compile(r"(?i)reduc|decreas|lower|less|drop|shrink|\bcut|sav(?:e|es|ed|ing)\b|down")
-# what is better lower: "reduces latency by 10%", "50% reduction in memory use"
-LATENCY = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|\bmem\b|"
-                     r"cache miss|power|usage|utili[sz]ation|cost|footprint|size|consumption|"
-                     r"allocation|lock contention|drops|loss")
 # "prevents performance degradation", "fixes a performance regression": the change ends one
 ENDS_A_LOSS = re.compile(r"(?i)\b(?:prevent|avoid|fix|eliminat|remov|recover|mitigat|address|"
                          r"resolv|undo|revert)\w*\b(?:\W+\w+){0,4}?\W+(?:regress|degrad|slow|"
@@ -186,10 +183,6 @@ NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 # "Re: [PATCH ...]", "AW:": a reply
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
 OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
-# "this change", "the series", "your patch", "with it", "after applying": the change named
-NAMES_CHANGE = re.compile(r"(?i)\b(?:this|the|that|these|your|his|her|my|our)\s+(?:\w+\s+)?"
-                          r"(?:patch\w*|changes?|commits?|series|fix(?:es)?|version|v\d+)\b|"
-                          r"\bwith (?:it|them)\b|\bafter applying\b|\bapplied\b")
 FACTOR = re.compile(r"(?i)\b(?:doubl\w*|twice|tripl\w*)\b")
 # "..., and 15.6% in the case of ...": a further percent the same sentence states
 MORE_PCT = re.compile(r"(?:,|\band\b|\bor\b)[ \t]+(?:by[ \t]+)?(?:about[ \t]+|~)?([-+]?\d{1,4}"
@@ -268,8 +261,6 @@ HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|wh
 ASIDE = re.compile(r"\([^()]*\)")
 # "speed-up" names no performance by itself ("to enable her speed-up.your payment")
 SPEEDUP = re.compile(r"(?i)speed-?ups?")
-# a trailer states no effect of the change: "Fixes: fdb8e12cc2cc ("... regression")"
-TRAILER = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc):")
 # tool output, not a sentence: "overhead: syscall  bcalls ...", "==========="
 # and "ath10k: improve power save performance for sdio": a patch title listed in a cover
 NOT_PROSE = re.compile(r"={3,}|-{3,}|(?::[^:]*){3}|^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?[\w./-]{2,30}: "
@@ -283,7 +274,7 @@ def _asserted(sentence: str) -> bool:
     return len(words) >= 4 and numeric <= len(words) // 4 and \
         not HEDGE.search(ASIDE.sub(" ", sentence)) \
         and not sentence.lstrip().startswith(("$", "#", ">")) and not NOT_PROSE.search(sentence) \
-        and not TRAILER.match(sentence)
+        and not TRAILER_LINE.match(sentence)
 
 
 def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
@@ -292,8 +283,8 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
     if ENDS_A_LOSS.search(sentence):
         return "improvement"
     if FACTOR.search(span):  # "double the bandwidth", "twice the latency"
-        return "regression" if LATENCY.search(sentence) and not THROUGHPUT.search(sentence) \
-            else "improvement"
+        lower = LOWER_BETTER_WORDS.search(sentence) and not THROUGHPUT.search(sentence)
+        return "regression" if lower else "improvement"
     if pct is not None and pct < 0 and not REDUCE.search(sentence):
         return "regression"
     for text in (span, sentence):  # the words of the effect's own phrase first
@@ -306,8 +297,8 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
         if up or down:
             # "reduces latency by 10%" improves, "reduces throughput" regresses; "latency
             # increased" regresses, "throughput increased" improves
-            lower_better = LATENCY.search(sentence) is not None and not THROUGHPUT.search(text) \
-                and not DROPS_PERFORMANCE.search(text)
+            lower_better = LOWER_BETTER_WORDS.search(sentence) is not None and \
+                not THROUGHPUT.search(text) and not DROPS_PERFORMANCE.search(text)
             return "improvement" if bool(down) == lower_better else "regression"
     if IMPROVE.search(sentence):
         return "improvement"
@@ -427,7 +418,6 @@ def _read(texts: list[str]) -> list[tuple[Tokens, list[tuple[int, int]]]]:
 
 def is_reply(subject: str | None) -> bool:
     """A reply or forward by its subject, list tags and all ("[OpenWrt-Devel] Re: ...")."""
-    from mlx.link.subjects import parse_subject
     return parse_subject(subject).is_reply
 
 
@@ -459,7 +449,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
         around = doc.span(first, min(len(doc), last + 6))  # "netperf." ends no sentence
         if not RUNTIME.search(around) or LISTING.search(sent):
             continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
-        if TRAILER.match(sent) or EARLIER_VERSION.match(sent):
+        if TRAILER_LINE.match(sent) or EARLIER_VERSION.match(sent):
             continue
         sent_at = doc.starts[first]
         line = para.line_at(sent_at)
@@ -503,7 +493,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
             direction = "no-change"  # "Results are identical within statistical errors."
         elif m := COMPARED.search(sent, low):  # "... is higher without that code"
             better = m.group(2).lower() in ("higher", "faster", "better")
-            if m.group(2).lower() in ("higher", "lower") and LATENCY.search(m.group(1)):
+            if m.group(2).lower() in ("higher", "lower") and LOWER_BETTER_WORDS.search(m.group(1)):
                 better = not better
             direction = "improvement" if better == (m.group(3).lower() == "with") \
                 else "regression"

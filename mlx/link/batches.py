@@ -52,8 +52,8 @@ from mlx.link.patch_columns import (
     parser_version,
     subject_parses,
 )
-from mlx.link.subjects import parse_subject
 from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
+from mlx.subjects import parse_subject
 
 # what the components are found from, read a part at a time
 SCAN = ["uid", "message_id", "thread_refs", "date", "subject", "from_addr", *KIND_FACTS]

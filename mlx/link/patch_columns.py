@@ -37,8 +37,8 @@ from mlx.link.patches import (
     series_key,
     trailer_address,
 )
-from mlx.link.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
 from mlx.schema import PATCHES, REPORTS, empty
+from mlx.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
 
 BATCH = 20_000  # distinct subjects parsed per batch: Python objects live only that long
 OTHER, PATCH, ROBOT = 0, 1, 2
@@ -106,7 +106,8 @@ def key_columns(parsed: pa.Table) -> pa.Table:
 @cache
 def parser_version() -> str:
     """A hash of the code that parses a subject: a stored parse of another is stale."""
-    from mlx.link import patches, subjects
+    from mlx import subjects
+    from mlx.link import patches
     h = hashlib.sha1(usedforsecurity=False)
     for module in (subjects, patches):
         h.update(inspect.getsource(module).encode())

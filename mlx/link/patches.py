@@ -38,11 +38,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mlx.link.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
+from mlx.extract.vocab import REVIEW_KEYS
+from mlx.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
 
 POSTING_WINDOW = 3600.0  # seconds: parts of one unthreaded posting arrive together
-REVIEW_KEYS = {"Reviewed-by", "Acked-by", "Tested-by", "Reported-by", "Suggested-by",
-               "Nacked-by"}
 SHARED_TITLES = 2  # postings of one author sharing this many patch titles: one series
 COMMON_TITLE = 50  # a title posted more often than this links no postings (too generic)
 # the kernel test robot, syzbot, patchwork-bot+netdevbpf@...: their trailers are no review

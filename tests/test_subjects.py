@@ -1,6 +1,6 @@
 import pytest
 
-from mlx.link.subjects import looks_like_commit_title, parse_subject
+from mlx.subjects import looks_like_commit_title, parse_subject
 
 
 @pytest.mark.parametrize("subject, expected", [

@@ -188,6 +188,11 @@ def _subsystems(title: str) -> list[str]:
     return chain
 
 
+# "mac80211: Expose support for ath9k Dynack", "4890b686f4: netperf.Throughput_Mbps -69.4%
+# regression": a title shaped like a commit's or a robot's, "<word>: <text>"
+TITLE_SHAPE = re.compile(r"^[\w./-]{2,40}: \S")
+
+
 def looks_like_commit_title(title: str) -> bool:
     """'receive: use gro call instead of plain call': a subsystem prefix and a lowercase start."""
     chain = _subsystems(title)
