@@ -138,6 +138,7 @@ class HardwareRow:
     line: str = ""
     role: str = "subject"
     count: int = 1
+    rule: str | None = None  # the rule that made it no setup (``hwrole.ROLE_RULES``)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from mlx.extract import hwrole
+from mlx.extract.document import Document
 from mlx.extract.hardware import extract_hardware
+from mlx.extract.rules import rejected_by
 
 
 def rows(text: str) -> list[tuple]:
@@ -308,8 +311,8 @@ def _line_pieces() -> list[str]:
 @given(st.lists(st.sampled_from(_line_pieces()), max_size=12))
 @example(parts=["Intel", "\n", "E3-"])  # BODY_HW matches 8 back of "E3-": at "Intel"
 def test_line_words_are_the_lines_each_kind_of_word_stands_on(parts: list[str]) -> None:
-    from mlx.extract.hardware import SHAPE_WORDS, _line_words, platform_words
-    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS, nic_tokens
+    from mlx.extract.hardware import SHAPE_WORDS, _line_words
+    from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS, nic_tokens, platform_words
     text = "".join(parts)
     lines = list(enumerate(text.split("\n")))
     assert _line_words(text) == {
@@ -658,3 +661,27 @@ kube-4: 2x Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz
     assert ("kube-4", "Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz") in hosts
     assert {h for h, _ in hosts} == {None, "kube-4"}, hosts
     assert (None, "6.6.30") in hosts and (None, "MT7621") in hosts
+
+
+@pytest.mark.parametrize("rule", hwrole.ROLE_RULES, ids=lambda r: r.name)
+def test_each_role_rule_turns_its_example_down(rule) -> None:
+    """The table's examples are its test cases; the row keeps the rule's name."""
+    rows = extract_hardware(rule.example, "[PATCH] igc: add the I226-V")
+    assert rows, rule.example
+    assert {r.rule for r in rows} == {rule.name} and {r.role for r in rows} == {"subject"}
+
+
+@pytest.mark.parametrize(("rule", "fact"), [
+    (hwrole.FACT_RULES[0], ("os", "Ubuntu")), (hwrole.FACT_RULES[1], ("link", "10GbE")),
+    (hwrole.FACT_RULES[2], ("size", "512 MB"))], ids=lambda r: getattr(r, "name", ""))
+def test_each_fact_rule_drops_its_example(rule, fact) -> None:
+    doc = Document.of(rule.example)
+    found = {0: [(*fact, None, None, False)]}
+    at = hwrole._Line(doc, 0, found, hwrole._Subject.of(None), {})
+    assert rejected_by(hwrole.FACT_RULES, hwrole._Spot(at, *fact)) == rule.name
+    assert hwrole.rows_of(found, doc, None) == []
+
+
+def test_a_setup_row_has_no_rule_and_setup_wins_over_a_rule() -> None:
+    rows = extract_hardware("The I350 has four ports.\n\nTested on my box with an I350.\n")
+    assert [(r.text, r.role, r.rule, r.count) for r in rows] == [("I350", "setup", None, 2)]

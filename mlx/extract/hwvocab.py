@@ -333,3 +333,10 @@ def patterns() -> list[dict[str, Any]]:
     """The rules and the gazetteer, as span ruler patterns in order (of matches of one
     span, the first pattern's label is kept)."""
     return [{k: v for k, v in p.items()} for p in _patterns() + _gazetteer_patterns()]
+
+
+@cache
+def platform_words() -> frozenset[str]:
+    """The first word of every platform phrase and the makers, lowercase: a line holding
+    none names none."""
+    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS)

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
+from mlx.extract.rules import Rule, rejected_by
 from mlx.extract.units import UNIT_PATTERN
 from mlx.extract.vocab import LATENCY_CUES
 
@@ -385,16 +385,6 @@ class _Spot:
                                    self.end) is not None
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A rule that rejects a value as no measurement: its name, its test, and a line it
-    rejects (the rule's test case, ``tests/test_extract_inline.py``)."""
-
-    name: str
-    rejects: Callable[[_Spot], bool]
-    example: str
-
-
 def _kernel_log(s: _Spot) -> bool:
     hard, above = s.hard
     return bool(KERNEL_LOG.search(hard) or (KERNEL_LOG.search(above) and not hard[:1].isupper()))
@@ -415,7 +405,7 @@ def _unlabelled_time(s: _Spot) -> bool:
 
 
 # In order: the name of the first rule that rejects a value is what ``why_not`` tells.
-RULES = (
+RULES: tuple[Rule[_Spot], ...] = (
     Rule("table or code line", lambda s: s.line.count("|") >= 2 or bool(CODE.search(s.line)),
          "+ * 10(10kbit/s) in the table above"),
     Rule("device dump field", lambda s: bool(DUMP_FIELD.search(s.line)),
@@ -460,8 +450,7 @@ RULES = (
 def why_not(p: _Paragraph, start: int, end: int, unit: str) -> str | None:
     """The name of the first rule that rejects the value at [start:end], None for a
     measurement."""
-    spot = _Spot(p, start, end, unit)
-    return next((rule.name for rule in RULES if rule.rejects(spot)), None)
+    return rejected_by(RULES, _Spot(p, start, end, unit))
 
 
 def _measured(p: _Paragraph, start: int, end: int, unit: str) -> bool:

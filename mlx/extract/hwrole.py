@@ -1,0 +1,429 @@
+"""The role of a hardware fact: ``setup`` where the message says something ran or was
+measured on it, ``subject`` where it is what a patch is about or merely named.
+
+A fact is a setup if its line's shape says so (lscpu, lspci, uname, a robot's "test
+machine:"), or if a cue stands by it (a host prefix, a boot log, "Tested on", a "Test
+setup:" heading, a measured value near) and no rule of ``ROLE_RULES`` turns it down;
+the name of the rule that did is the row's ``rule``.  ``FACT_RULES`` drop what is no fact
+at all ("Hardware name: QEMU Ubuntu 24.04 PC" names no OS)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from mlx.extract.document import Document, Line
+from mlx.extract.hwhosts import TITLE_LINE, line_host, machine
+from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact
+from mlx.extract.hwvocab import FIELDS
+from mlx.extract.rules import Rule, rejected_by
+from mlx.rows import HardwareRow
+from mlx.subjects import parse_subject
+
+# "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
+SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
+                       r"\b(?:on|using|with) (?:my|our|two|both)\b|"
+                       r"\brunning (?:on|a|an|the|linux|kernel)\b|"
+                       r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
+                       r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
+                       r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
+                       r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
+                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
+                       r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
+                       # ("I'm running into i40e rx_dropped ...": the reporter's NIC)
+                       r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing)\b|"
+                       # "the 5.5.0-rc3 branch I've been working with", "a 'debian-11.1' rootfs"
+                       r"\b(?:i|we)(?:'ve| have) been (?:using|running|testing|"
+                       r"working (?:with|on))\b|"
+                       r"\b(?:with|on|in|using) an? ['\"]?[\w.-]+['\"]? rootfs\b|\brootfs is\b|"
+                       # "This is using 4.9-rc5 as a baseline" (not "... using the mlx5 helper")
+                       r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
+
+# "The environment is as follows:", "Test setup:", "Hardware used:": a list of a setup
+# ("Description for what hardware this is:" heads a board file's description: no test)
+SETUP_HEAD = re.compile(r"(?i)^.{0,80}\b(?:setup|set-up|environment|test ?bed|dut|"
+                        r"hardware (?:used|setup)|(?:test|my|our) (?:hardware|box|machine|"
+                        r"system|platform|rig)s?|tested (?:on|with))\b[^:]{0,40}:[ \t]*$|"
+                        # "Config:" alone (not "drop this from the board config:")
+                        r"^[ \t]*(?:test |my |our )?config(?:uration)?[ \t]*:[ \t]*$")
+
+# "These patches have been tested on the RZ/V2N EVK": the chip of the title, tested on
+TESTED_ON = re.compile(r"(?i)\b(?:tested|verified|validated)\b[^.;]{0,40}?\b(?:on|with|using)\b")
+
+# phylib's "attached PHY driver [Microchip KSZ9131 Gigabit PHY] (irq=POLL)", a driver's
+# "starfive-dwmac 10020000.ethernet eth0: ...": a kernel log's lines, without timestamps
+KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t]*)?"
+                        r"irq=(?:POLL|-?\d+)\)|^[ \t]*[a-z][\w-]+ [0-9a-f]{4,}\.[\w-]+"
+                        r"(?:[ \t]+\w+)?:[ \t]")
+
+# a measured value on a line: a setup named near it is what it ran on
+# (a port's speed in a spec sheet, "5x 10/100 Mbps Ethernet", is no measurement)
+MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
+                      r"\b(?:sender|receiver)[ \t]*$|TEST from|"
+                      r"\d[ \t]?[KMG](?:bps|bit/s|b/s)\b(?![ \t]*(?i:ethernet|link|port|nic|switch|"
+                      r"wan|lan|phy|full|half|/))")
+
+# a test only planned, offered, denied or compiled: nothing ran on what the line names
+PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
+                     r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
+                     r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
+                     r"build[- ]tested|only (?:built|compiled)|would be happy|other tests|"
+                     # "If further testing is required, I have a Unifi AC Mesh at hand":
+                     # an offer to test (not "the X710 I had at hand: 9.4 Gbits/sec")
+                     r"if (?:further |more )?test(?:ing|s)? (?:is|are) (?:needed|required|wanted)|"
+                     r"(?:can|could) test (?:it |this |that )?if (?:needed|required|you want))\b")
+
+# "I will apply this for Linux 5.18-rc1": the release a patch goes to, no kernel that ran
+APPLY_FOR = r"(?i)\bapply (?:it|this|them|these)\b[^.;]{0,20}?\b(?:for|to|on)\b[^.;]{0,12}?"
+
+# "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
+SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?(?:[ \t]+\w*\d\w*)?[ \t]+(?:firmware|sources?|code|"
+                  r"tree|git|repo(?:sitory)?|patchwork|patches|mailing list)\b")
+
+# "OpenWrt documentation", "the Debian style", "builds cleanly on Debian bookworm": the
+# project or a build platform named, no machine that ran anything
+PROJECT_AFTER = (r"[ \t]+(?:documentation|docs|wiki|logo|members?|project|community|"
+                 r"developers?|devs|team|style|policy|forum|mailing list|maintainers?|"
+                 r"naming)\b")
+
+BUILDS_ON = r"\bbuilds? (?:cleanly |fine |ok )?(?:on|for|with) "
+
+# "RHEL won't make updates", "Fedora ships 1.8.9", "In Debian bullseye we have 0.9.8":
+# a distribution as a product, its policy or what it ships (not "Fedora 39 doesn't boot")
+AS_PRODUCT = r"(?:[ \t]+[\d.]+)?[ \t]+(?:won't|will not|ships|provides)\b"
+
+# "an IPQ40xx device": a target's name for one machine it runs on (not "ath79 device
+# tree", "ramips boards")
+TARGET_AS_HARDWARE = r"[ \t]+(?:device|board|router)\b(?![ \t]+tree)"
+
+# OpenWrt's build targets: named everywhere on its list, a setup only where a line says so
+OPENWRT_TARGETS = {"ar71xx", "ath79", "ramips", "lantiq", "mvebu", "ipq40xx", "ipq806x",
+                   "mediatek", "bcm27xx", "bcm53xx", "imx6", "imx", "kirkwood", "octeon",
+                   "mpc85xx", "sunxi", "rockchip", "layerscape", "realtek", "x86"}
+
+# lspci's product strings: a speed in them is part of the name ("X722 for 10GbE SFP+")
+PRODUCT_STRING = re.compile(r"\b(?:Ethernet|Network) (?:controller|Connection)\b|"
+                            r"^[ \t]*Subsystem:")
+
+# an OS name that is none: the DMI string of a kernel's "Hardware name:" line (a virtual
+# machine's type), and the host field of a syslog line ("Mar 06 14:26:57 fedora kernel:")
+NOT_AN_OS = re.compile(r"\bHardware name:.*|^[ \t]*[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ |"
+                       # "gcc version 9.4.0 (Ubuntu 9.4.0-1ubuntu1~20.04.1)": who built gcc
+                       r"\bgcc (?:version )?[\d.]+ \([^)]*")
+
+# "build test (on ramips)", "a self-compiled SDK for ath79", "ar71xx files": a target
+# built, its tooling or its sources, nothing run on a machine
+BUILD_WORD = r"\b(?:build\w*|built|compil\w*|sdk|imagebuilder|buildroot)\b"
+
+BUILT_AFTER = (r"(?:/\w+)?(?:[ \t]+[\w./-]+){0,3}?[ \t]+"
+               r"(?:files?|sources?|dts|builds?|sdk|images?|project|tree|repo\w*)\b")
+
+# a patch adding a device or board, and the lines of its spec list
+DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
+                            r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
+                            r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
+
+# "SoC: Qualcomm Atheros QCA956X ver 1 rev 0" (dmesg), "SoC: MediaTek MT7621A"
+# router SoCs that the PCI/USB ID databases list for their built-in radio: QCA95xx,
+# AR934x/AR724x/AR913x, MT7620/MT7621/MT7628/MT7688 ("MT7615" and "AR9380" are radios)
+SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{0,2}|MT7688)\b")
+
+SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
+
+SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
+                        r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
+                        r"Serial|UART|Power|Antennas?|PHY)[ \t]*"
+                        r"(?:[\d.]+[ \t]?[GM]Hz[ \t]*|\d[ \t]*)?[:=]")  # "WiFi 2.4GHz:", "WIFI0:"
+
+# "Specifications:": the lines under it describe a device a patch supports
+SPEC_HEAD = re.compile(r"(?i)^[ \t]*(?:specifications?|specs|hardware specs?|features)"
+                       r"[ \t]*:?[ \t]*$|"
+                       # "The detailed specifications are:", "Hardware specs of the Foo:"
+                       # (not "My test box specs:", which lists a setup)
+                       r"^(?!.*\b(?:my|our|test\w*|bench\w*)\b).{0,60}\b(?:specifications?|specs)"
+                       r"(?:[ \t]+(?:are|is|of\b.{0,40}))?[ \t]*:[ \t]*$")
+
+# a sentence of a build test that goes on to the next line
+BUILT_FOR = re.compile(r"(?i)\b(?:compile|build|cross-compile)[- ]?tested\b[^.:()]*\b(?:for|on)"
+                       r"[ \t]*$")
+
+# three lowercase words in a row: a sentence, no product name's rest
+PROSE = re.compile(r"\b[a-z]+ [a-z]+ [a-z]+\b")
+
+# lsusb's "Bus 001 Device 003: ID 07d1:3c0a D-Link System DWA-140 ...": a device plugged in
+LSUSB = re.compile(r"^[ \t]*Bus \d{3} Device \d{3}: ID [0-9a-f]{4}:[0-9a-f]{4}\b")
+
+# lines that state no setup: trailers, quoted headers, links, paths, build bots
+NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
+                       r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
+                       r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
+                       r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
+                       # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
+                       r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
+                       # a forwarded message's headers in other languages
+                       r"^[ \t]*(?:Para|Von|Envoy[ée]|Enviado|Asunto|Betreff|Objet|Oggetto)[ \t]*:|"
+                       r"\bcommit:[ \t]+[0-9a-f]{7,40}\b|"
+                       # a robot's "[cannot apply to v5.3-rc3 ...]"; a compiler's version
+                       # string "gcc (Ubuntu 4.8.4-2ubuntu1~14.04.4) 4.8.4"
+                       r"\bcannot apply to\b|\bgcc (?:version )?\(|"
+                       # the stable bot's "has tested the following trees: v5.2.13, ..." and
+                       # "v4.14.142: Failed to apply!"; lspci -vv's "Capabilities: [70] ..."
+                       r"\btested the following trees\b|^[ \t]*v\d+\.\d+(?:\.\d+)?:[ \t]+"
+                       r"(?:Build OK|Failed to apply)|^[ \t]*Capabilities:[ \t]+\[|"
+                       r"\b(?:git|[\w-]+-next|ath1\dk|ath|wireless|net) tree\b|"
+                       r"\b\d[TR]\d[TR]\b|"
+                       r"(?:^|[ \t(])(?:drivers|arch|net|include|tools|Documentation|firmware)"
+                       r"/[\w/.-]+|\bCC \[M\]|^[ \t]*(?:LD|CC|AR)[ \t]")
+
+NEAR_LINES = 8  # hardware this close to a measured value is what it was measured on
+
+@dataclass
+class _Subject:
+    """The message's subject, as the rules read it."""
+
+    low: str
+    patch: bool  # a patch, not a reply
+    device_patch: bool  # a patch adding a device or board ("ramips: add support for Foo")
+
+    @classmethod
+    def of(cls, subject: str | None) -> _Subject:
+        low = (subject or "").lower()
+        return cls(low, "patch" in low and not parse_subject(subject).is_reply,
+                   "patch" in low and DEVICE_SUPPORT.search(low) is not None)
+
+
+class _Line:
+    """A line that names facts, and what the rules read around it (each read once)."""
+
+    def __init__(self, doc: Document, i: int, found: dict[int, list[Fact]],
+                 subject: _Subject, measured: dict[int, bool]) -> None:
+        self.doc, self.i, self.subject, self._measured = doc, i, subject, measured
+        self.line: Line = doc.lines[i]
+        self.text = self.line.text
+        self.host = line_host(i, doc, found)
+        self.host_line = self.host is not None and ("," in self.text or len(found[i]) > 1)
+
+    @cached_property
+    def spec(self) -> bool:
+        """A patch title's line, a spec sheet's line: the device a patch is about."""
+        title = TITLE_LINE.match(self.text)
+        return (title is not None and title.group(1).lower() not in FIELDS) or \
+            _under_spec(self.doc, self.i) or \
+            (self.subject.device_patch and _spec_field(self.doc, self.i))
+
+    @cached_property
+    def headed(self) -> bool:
+        return not self.spec and _under_heading(self.doc, self.i, SETUP_HEAD)
+
+    @cached_property
+    def cue(self) -> bool:
+        return self.host is not None or DMESG.match(self.text) is not None or self.headed or \
+            KERNEL_LOG.search(self.text) is not None or \
+            (not self.spec and _cue_near(self.doc, self.i))
+
+    @cached_property
+    def near(self) -> bool:
+        """A measured value within NEAR_LINES lines at the same quoting depth."""
+        doc, depth = self.doc, self.line.depth
+        return not self.spec and any(
+            doc.depth(j) == depth and self._is_measured(j)
+            for j in range(max(0, self.i - NEAR_LINES), min(len(doc), self.i + NEAR_LINES + 1)))
+
+    def _is_measured(self, j: int) -> bool:
+        if j not in self._measured:
+            self._measured[j] = MEASURED.search(self.doc.text(j)) is not None
+        return self._measured[j]
+
+    @cached_property
+    def lsusb(self) -> bool:
+        """An adapter lsusb lists (its line may be wrapped), not the hubs beside it."""
+        doc, i = self.doc, self.i
+        return LSUSB.match(self.text) is not None or (
+            i > 0 and len(doc.text(i - 1)) >= 68 and LSUSB.match(doc.text(i - 1)) is not None
+            and PROSE.search(self.text) is None)
+
+    @cached_property
+    def not_os(self) -> str:
+        m = NOT_AN_OS.search(self.text)
+        return m.group(0).lower() if m else ""
+
+    @cached_property
+    def built_for(self) -> bool:
+        """"compile-tested on top of next-20230315 for" / "i386, x86_64, arm64": built for."""
+        doc, i = self.doc, self.i
+        return i > 0 and doc.depth(i - 1) == self.line.depth and \
+            BUILT_FOR.search(doc.text(i - 1)[-MAX_LINE:]) is not None
+
+
+@dataclass(frozen=True)
+class _Spot:
+    """One fact on its line."""
+
+    at: _Line
+    kind: str
+    span: str
+
+    @property
+    def text(self) -> str:
+        return self.at.text
+
+
+def _no_cue(s: _Spot) -> bool:
+    return not (s.at.cue or s.at.near or (s.at.lsusb and s.kind in ("wifi", "nic")))
+
+
+def _patch_subject(s: _Spot) -> bool:
+    """The chip the patch is about, named in its title (in a question's subject, "ixgbe
+    zero-copy performance", it is the asker's hardware)."""
+    sub = s.at.subject
+    return s.at.host is None and "patch" in sub.low and _in_subject(s.span, sub.low) and \
+        (sub.patch or not (s.at.headed or SETUP_CUE.search(s.text))) and \
+        not _tested_on(s.span, s.text)
+
+
+# In order: the first rule that turns a fact down names why it is no setup (``rule``).
+# Each example is a line the rule turns down (``tests/test_extract_hardware.py``, with
+# the subject "[PATCH] igc: add the I226-V").
+ROLE_RULES: tuple[Rule[_Spot], ...] = (
+    Rule("no setup cue", _no_cue, "The I350 has four ports."),
+    Rule("named in the patch's subject", _patch_subject,
+         "Throughput with the I226-V: 940 Mbits/sec"),
+    Rule("release the patch goes to", lambda s: s.kind == "kernel" and re.search(
+        APPLY_FOR + re.escape(s.span), s.text) is not None,
+         "Tested on my box, I will apply this for Linux 6.18-rc1"),
+    Rule("OS as a project or a build", lambda s: s.kind == "os" and _os_not_run(s.span, s.text),
+         "Our test results are in the OpenWrt documentation."),
+    Rule("build target, not a machine", lambda s: s.span.lower() in OPENWRT_TARGETS
+         and not _target_ran(s.span, s.text), "Tested: a build test on ramips"),
+    Rule("test planned, offered or denied", lambda s: PLANNED.search(s.text) is not None,
+         "I would like to test a QCA9377 on my box"),
+    Rule("only built", lambda s: s.at.built_for,
+         "compile-tested on top of next-20230315 for\nx86_64 and arm64"),
+    Rule("software named after a chip", lambda s: s.kind in ("wifi", "nic") and re.search(
+        re.escape(s.span) + SOFTWARE_AFTER, s.text) is not None,
+         "Tested with the QCA9984 firmware 10.4-3.9"),
+)
+# what is no fact at all: the line names something else
+FACT_RULES: tuple[Rule[_Spot], ...] = (
+    Rule("DMI or syslog string", lambda s: s.kind == "os" and bool(s.at.not_os)
+         and s.span.lower() in s.at.not_os, "Hardware name: QEMU Ubuntu 24.04 PC"),
+    Rule("speed in a product's name", lambda s: s.kind == "link"
+         and PRODUCT_STRING.search(s.text) is not None,
+         "Ethernet Connection X722 for 10GbE SFP+"),
+    Rule("size alone", lambda s: s.kind == "size" and not s.at.host_line,
+         "a 512 MB buffer"),
+)
+
+
+def rows_of(found: dict[int, list[Fact]], doc: Document, subject: str | None) -> list[HardwareRow]:
+    """A row per fact of each line, with its host and its role (and the rule that made it
+    no setup)."""
+    out: list[HardwareRow] = []
+    measured: dict[int, bool] = {}  # line -> holds a measured value (tested where needed)
+    sub = _Subject.of(subject)
+    for i in sorted(found):
+        at = _Line(doc, i, found, sub, measured)
+        for kind, span, value, own_host, shaped in found[i]:
+            if kind in ("wifi", "nic") and (SOC_LABEL.search(at.text[:max(0, at.text.find(span))])
+                                            or SOC_CHIP.search(span)):
+                kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
+            spot = _Spot(at, kind, span)
+            if rejected_by(FACT_RULES, spot) is not None:
+                continue
+            rule = None if shaped else rejected_by(ROLE_RULES, spot)
+            out.append(HardwareRow(own_host or machine(at.host),
+                                   "memory" if kind == "size" else kind, span, value, i + 1,
+                                   at.line.depth > 0, at.line.depth, at.text.strip()[:500],
+                                   "subject" if rule else "setup", rule=rule))
+    return out
+
+
+def _built_only(span: str, text: str) -> bool:
+    """Is the target named as what was built ("build test (on ramips)", "a self-compiled
+    SDK for ath79", "the ar71xx files"), not as what ran?"""
+    at = re.escape(span)
+    return re.search(rf"(?i){BUILD_WORD}[^.;]{{0,60}}{at}|{at}{BUILT_AFTER}", text) is not None
+
+
+def _os_not_run(span: str, text: str) -> bool:
+    """Is the OS named as what was built ("I can't build OpenWrt anymore"), a project
+    ("OpenWrt documentation"), a build platform ("builds cleanly on Debian bookworm") or a
+    product ("RHEL won't make updates", "In Debian bullseye we have 0.9.8"), not as what a
+    machine ran?"""
+    at = re.escape(span)
+    return (span.lower().startswith(("openwrt", "lede")) and _built_only(span, text)) or \
+        re.search(rf"(?i){at}(?:{PROJECT_AFTER}|{AS_PRODUCT})|{BUILDS_ON}{at}|"
+                  rf"\bin {at}\b[^.;]{{0,20}}\bwe (?:have|ship)\b", text) is not None
+
+
+def _target_ran(span: str, text: str) -> bool:
+    """Does the line say something ran on this OpenWrt target ("tested on ath79", "on my
+    C7v2 (ar71xx)", "an IPQ40xx device", "running ath79"), not only name it in a review
+    ("we use this property elsewhere in ath79") or a build?"""
+    at = re.escape(span)
+    return not _built_only(span, text) and (_tested_on(span, text) or re.search(
+        rf"(?i)\bon (?:my|our|an?|both|two) [^.;]{{0,40}}?{at}|\b(?:with|using) (?:my|our) "
+        rf"[^.;]{{0,40}}?{at}|\ban? {at}"
+        rf"{TARGET_AS_HARDWARE}|\brunning (?:on )?{at}\b|\b(?:checked|tried|reproduced|"
+        rf"confirmed|observed)\b[^.;]{{0,30}}?\b(?:on|with) {at}\b|"
+        rf"^[ \t]*(?:test )?(?:platform|device|router|board|hardware|setup|dut)s?[ \t]*:",
+        text) is not None)
+
+
+def _tested_on(span: str, text: str) -> bool:
+    """Does the line say a test ran on this fact ("tested on the RZ/V2N EVK")?"""
+    m = TESTED_ON.search(text)
+    return m is not None and text.find(span, m.end()) >= 0
+
+
+def _in_subject(span: str, subject_low: str) -> bool:
+    """Does the subject name this fact (its model number, or all of it)?"""
+    if not subject_low:
+        return False
+    models = [w for w in span.lower().split() if any(c.isdigit() for c in w) and len(w) > 2]
+    return any(m in subject_low for m in models) if models else span.lower() in subject_low
+
+
+def _spec_field(doc: Document, i: int) -> bool:
+    """Is the line a field of a spec sheet ("WiFi:\t- 2.4GHz MT7615N"), or indented under
+    one ("\t- 5GHz MediaTek MT7615N nac")?"""
+    while SPEC_FIELD.match(doc.text(i)) is None:
+        if doc.text(i)[:1] not in (" ", "\t") or i == 0 or not doc.text(i - 1).strip():
+            return False
+        i -= 1
+    return True
+
+
+def _under_spec(doc: Document, i: int) -> bool:
+    """Is the line in the paragraph under a "Specifications:" heading?"""
+    return _under_heading(doc, i, SPEC_HEAD)
+
+
+def _under_heading(doc: Document, i: int, heading: re.Pattern[str]) -> bool:
+    """Is the line in the paragraph under a heading line ("Specifications:", "Test
+    setup:"), or in the paragraph that follows it after one blank line?"""
+    blank = False
+    for j in range(i - 1, max(-1, i - 30), -1):
+        text = doc.text(j)
+        if not text.strip():
+            if blank:
+                return False
+            blank = True  # "Specifications:", a blank line, then the list
+            continue
+        if heading.match(text):
+            return True
+        if blank:
+            return False
+    return False
+
+
+def _cue_near(doc: Document, i: int) -> bool:
+    """Does the line, or a line of its paragraph just above it, say it describes a setup?"""
+    for j in range(i, max(-1, i - 4), -1):
+        text = doc.text(j)
+        if j < i and not text.strip():
+            return False
+        if SETUP_CUE.search(text) and not NOT_SETUP.search(text):
+            return True
+    return False
