@@ -229,20 +229,39 @@ def _fmt(v: Any) -> str:
 
 def _rule(arch: Any, uid: str | None, want: dict[str, Any]) -> str:
     """" (rule: <name>)" when a named rule of the prose reader rejected the labelled value
-    on its line (``mlx.extract.inline.RULES``), else ""."""
+    on its line (``mlx.extract.measured.RULES``), else ""."""
     from mlx.extract.inline import rejections
     if uid is None or not want.get("line") or want.get("value") is None:
         return ""
-    if "bodies" not in arch.__dict__:
-        m = arch.table("messages", columns=["uid", "body"])
-        arch.__dict__["bodies"] = dict(zip(m.uid, m.body, strict=True))
-    lines = (arch.__dict__["bodies"].get(uid) or "").split("\n")
+    lines = _body(arch, uid)[0].split("\n")
     k = int(want["line"]) - 1
     if not 0 <= k < len(lines):
         return ""
     text = lines[k].lstrip("> ")
     names = [name for _, value, name in rejections([text])
              if _close(value, float(want["value"]))]
+    return f" (rule: {names[0]})" if names else ""
+
+
+def _body(arch: Any, uid: str) -> tuple[str, str]:
+    """A message's body and subject, from one read of the messages table."""
+    if "bodies" not in arch.__dict__:
+        m = arch.table("messages", columns=["uid", "body", "subject"])
+        arch.__dict__["bodies"] = dict(zip(m.uid, zip(m.body, m.subject, strict=True),
+                                           strict=True))
+    body, subject = arch.__dict__["bodies"].get(uid, (None, None))
+    return body or "", subject or ""
+
+
+def _prose_rule(arch: Any, uid: str | None, want: dict[str, Any]) -> str:
+    """" (rule: <name>)" when a named rule of the statements reader
+    (``mlx.extract.statements.EFFECT_RULES``) turned down an effect on the labelled line."""
+    from mlx.extract.statements import rejections
+    if uid is None:
+        return ""
+    line = want.get("line")
+    names = [name for at, _, name in rejections(*_body(arch, uid))
+             if line is None or at == int(line)]
     return f" (rule: {names[0]})" if names else ""
 
 
@@ -311,10 +330,12 @@ def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
     s.correct += len(cl) - len(free)
     for want, k in zip(lab["claims"], got, strict=True):
         if k < 0:
-            what = (f"stated {want.get('stated_pct')}" if want["kind"] == "prose" else
+            why = _prose_rule(arch, uid, want) if want["kind"] == "prose" else ""
+            what = (f"stated {want.get('stated_pct')}{why}" if want["kind"] == "prose" else
                     f"{_fmt(_mean(want.get('baseline')))} -> {_fmt(_mean(want.get('patched')))} "
                     f"{want.get('unit_norm') or ''}")
-            rep.miss(f"missed claim [{want['kind']}] {want.get('unit_norm') or ''}".rstrip(),
+            rep.miss(f"missed claim [{want['kind']}] {want.get('unit_norm') or ''}".rstrip()
+                     + why,
                      f"MISS claim {tag} [{want['kind']}] {what} {want.get('verdict')} "
                              f"(line {want.get('patched_line') or want.get('line')})")
     for k in free:
@@ -333,14 +354,19 @@ def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report
     role = hw.role if "role" in hw.columns else pd.Series("setup", index=hw.index)
     setup = [h for h in lab["hardware"] if h.get("role") == "setup"]
     s = rep.hardware
+    rule = hw.rule if "rule" in hw.columns else pd.Series(None, index=hw.index)
     rows = list(zip(hw.kind, hw.text, hw.value, role, hw.line_no, strict=True))
     found = 0
     for h in setup:  # found only as a setup row: the claims' summary reads no other
         if any(hw_same(h, k, t, v) for k, t, v, r, _ in rows if r == "setup"):
             found += 1
-        else:
-            rep.miss(f"missed setup hardware {h['kind']}",
-                     f"MISS hardware {tag} line {h.get('line')}: {h['kind']} {h['text']!r}")
+            continue
+        # found as a subject: the rule of mlx.extract.hwrole that turned it down
+        names = [n for (k, t, v, r, _), n in zip(rows, rule, strict=True)
+                 if r != "setup" and isinstance(n, str) and hw_same(h, k, t, v)]
+        why = f" (rule: {names[0]})" if names else ""
+        rep.miss(f"missed setup hardware {h['kind']}{why}",
+                 f"MISS hardware {tag} line {h.get('line')}: {h['kind']} {h['text']!r}{why}")
     if setup:
         s.per_message.append(found / len(setup))
     s.labelled += len(setup)

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 import mlx
-from mlx.analyse.claims import measured_claims, pick_baseline, verdict
+from mlx.analyse.claims import measured_claims, verdict
+from mlx.analyse.pairing import pick_baseline
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mlx
-from mlx.analyse import claims as claims_module
+from mlx.analyse import pairing
 from mlx.analyse.claims import (
     COLUMNS,
     RESULT_COLUMNS,
@@ -174,13 +174,13 @@ def test_a_rule_that_raises_costs_only_its_thread(monkeypatch) -> None:
              for u in ("u1", "u2")]
     f = frames(results, [], [], heads, [])
     assert len(build_claims(f)) == 2
-    real = claims_module.pick_baseline
+    real = pairing.pick_baseline
 
     def broken(patched: str, labels: list) -> str | None:
         if patched.endswith("!"):
             raise ZeroDivisionError("a rule with a bug")
         return real(patched, labels)
-    monkeypatch.setattr(claims_module, "pick_baseline", broken)
+    monkeypatch.setattr(pairing, "pick_baseline", broken)
     out, faults = isolated_claims(f)
     assert out.uid.tolist() == ["u1"] and out.verdict.tolist() == ["improvement"]
     assert [(x.uid, x.concerns, x.reason) for x in faults] == [

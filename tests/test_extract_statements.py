@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mlx.extract import statements
 from mlx.extract.statements import extract_statements
 
 
@@ -204,3 +205,13 @@ def test_no_change_words_are_in_every_match(parts: list[str]) -> None:
     from mlx.extract.statements import NO_CHANGE
     text = "".join(parts)
     assert (NO_CHANGE.search(text) is None) == (NO_CHANGE.rx.search(text.lower()) is None)
+
+
+@pytest.mark.parametrize("rule", statements.EFFECT_RULES + statements.UNSIZED_RULES,
+                         ids=lambda r: r.name)
+def test_each_effect_rule_turns_its_example_down(rule) -> None:
+    """The tables' examples are their test cases (read as a reply's paragraph where the
+    rule is about replies); ``rejections`` names the rule."""
+    subject = "Re: [PATCH] net: foo" if rule.name == "another version's effect" else None
+    assert extract_statements(rule.example, subject) == []
+    assert {why for _, _, why in statements.rejections(rule.example, subject)} == {rule.name}

@@ -21,14 +21,14 @@ from typing import Any
 
 import pandas as pd
 
-from mlx.extract.conditions import SHA, effective_conditions, extends
-from mlx.extract.statements import is_reply
-from mlx.extract.vocab import CAUSED, CONDITION_WORDS, LOWER_IS_BETTER, NAMES_CHANGE
+from mlx.analyse.pairing import label_sides
+from mlx.analyse.stated import VERDICTS, known, prose_claims, robot_claims
+from mlx.extract.conditions import SHA
+from mlx.extract.vocab import LOWER_IS_BETTER
 from mlx.rows import ClaimRow
 from mlx.subjects import TITLE_SHAPE, parse_subject
 
 NOISE_PCT = 1.0  # |delta| below this is no change
-VERDICTS = ("improvement", "regression", "no-change")  # every claim has one
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
 FAILURE_COUNT = re.compile(r"(?i)drop|err|retrans|loss|lost|miss|fail|timeout|stall")
 KEY = ["tool", "test", "metric", "side", "stream", "section", "config", "statistic", "scope"]
@@ -43,7 +43,6 @@ STATEMENT_COLUMNS = ["uid", "kind", "text", "stated_pct", "direction", "metric",
 # and of the messages that have results, statements or reports
 MESSAGE_COLUMNS = ["uid", "message_id", "date", "from_name", "from_addr", "subject"]
 # words at most of a label of no condition that a patched run is paired with
-PLAIN_WORDS = 8
 # spreads and extremes of a run are no claim: ping's min/max/mdev beside its avg
 NOT_CLAIMED = {"min", "max", "mdev", "stddev", "reply"}
 HW_ORDER = ["cpu", "nic", "memory", "kernel", "os", "board", "wifi", "link"]
@@ -61,73 +60,6 @@ def verdict(delta_pct: float, metric: str, noise_pct: float = NOISE_PCT,
 def _stats(values: list[float]) -> tuple[float, int, float | None]:
     mean = statistics.fmean(values)
     return mean, len(values), (statistics.stdev(values) if len(values) > 1 else None)
-
-
-def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | None:
-    """The baseline label for a patched one, among the labels in order of appearance."""
-    names = [name for name, _ in labels]
-    at = names.index(patched)
-    unpatched = [(i, n) for i, (n, c) in enumerate(labels) if c != "patched" and n != patched]
-    prefixes = [n for _, n in unpatched if extends(patched, n)]
-    if prefixes:
-        return max(prefixes, key=len)  # "0.0.20180708" under "0.0.20180708 w/... patch"
-    marked = [(i, n) for i, n in unpatched if labels[i][1] == "baseline"]
-    # "After + nft" against "Before + tc" and "Before + nft": the one naming the same rest
-    rest = _rest(patched)
-    if rest and len(marked) > 1:
-        overlap = [(len(rest & _rest(n)), i, n) for i, n in marked]
-        best = max(o for o, _, _ in overlap)
-        if best and sum(o == best for o, _, _ in overlap) == 1:
-            same = next(n for o, _, n in overlap if o == best)
-            # "With this patch + nft egress" beside "Without this patch + tc egress" only:
-            # a word the baseline has and this run lacks names another patched run's
-            # configuration ("tc"), no pair ("net-next, 64 flows" for "patched, 64 flows")
-            theirs = {w for n, c in labels if c == "patched" and n != patched
-                      for w in _words(n)}
-            return None if (_words(same) - _words(patched)) & theirs else same
-    before = [n for i, n in marked if i < at]
-    base = before[-1] if before else marked[0][1] if marked else None
-    if base is not None:
-        # "With this patch + nft egress" beside "With this patch + tc egress": the one
-        # baseline "Without this patch + tc egress" is the tc run's, not the nft run's
-        others = [n for n, c in labels if c == "patched" and n != patched]
-        mine = len(rest & _rest(base))
-        if any(len(_rest(o) & _rest(base)) > mine for o in others):
-            return None
-        return None if _switched_apart(patched, base) else base
-    # a label of no condition names a run only if it is a name, not a sentence ("Here's my
-    # attempt to demonstrate what I believe the problem to be:" above a paste)
-    plain = [n for i, n in unpatched if i < at and len(n.split()) <= PLAIN_WORDS]
-    return plain[-1] if plain and not _switched_apart(patched, plain[-1]) else None
-
-
-def _switched_apart(patched: str, base: str) -> bool:
-    """"net-next main, GRO disabled" is no baseline of "patch applied, GRO enabled": the
-    runs differ by a switch besides the change (unless the switch is what names the sides,
-    as "on" and "off" columns do)."""
-    switched = _switch(_rest(patched)), _switch(_rest(base))
-    return CONDITION_WORDS.search(patched) is not None and None not in switched and \
-        switched[0] != switched[1]
-
-
-SWITCHED_ON = {"on", "enabled", "enable", "yes", "true"}
-SWITCHED_OFF = {"off", "disabled", "disable", "no", "false"}
-
-
-def _switch(words: set[str]) -> str | None:
-    """"on" or "off" where a label's configuration words switch something, else None."""
-    on, off = bool(words & SWITCHED_ON), bool(words & SWITCHED_OFF)
-    return "on" if on and not off else "off" if off and not on else None
-
-
-def _rest(label: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9_]+", CONDITION_WORDS.sub(" ", label.lower())))
-
-
-def _words(label: str) -> set[str]:
-    """The configuration words of a label, without list keys ("1.a)", "2.b)") and values
-    ("Before + tc: 4063912pps 1950Mb/sec")."""
-    return {w for w in _rest(label) if len(w) > 1 and not any(c.isdigit() for c in w)}
 
 
 def _pair(base: list[Any], patched: list[Any], noise_pct: float) -> dict[str, Any] | None:
@@ -153,8 +85,8 @@ def _pair(base: list[Any], patched: list[Any], noise_pct: float) -> dict[str, An
 
 def _first_line(runs: list[Any]) -> int | None:
     """The first body line of some runs (None where none is known)."""
-    known = [int(x.line_no) for x in runs if _known(x.line_no)]
-    return min(known) if known else None
+    lines = [int(x.line_no) for x in runs if known(x.line_no)]
+    return min(lines) if lines else None
 
 
 def _lines(runs: list[Any]) -> str:
@@ -167,8 +99,8 @@ def _judge(b_mean: float, b_n: int, b_sd: float | None, p_mean: float, p_n: int,
     """(verdict, note) of a pair: no change where several runs a side differ by less
     than their spread (the runs cannot tell the two apart), with a note saying so."""
     v = verdict(delta, metric, noise_pct, lower)
-    spread = max(b_sd if b_sd is not None and _known(b_sd) else 0.0,
-                 p_sd if p_sd is not None and _known(p_sd) else 0.0)
+    spread = max(b_sd if b_sd is not None and known(b_sd) else 0.0,
+                 p_sd if p_sd is not None and known(p_sd) else 0.0)
     if b_n > 1 and p_n > 1 and v != "no-change" and abs(p_mean - b_mean) <= spread:
         return "no-change", SPREAD_NOTE
     return v, None
@@ -280,41 +212,15 @@ def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
     return out
 
 
-def _known(value: Any) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
-
-
 def _text_pairs(uid: Any, rows: list[Any], noise_pct: float,
                 title: str | None) -> list[dict[str, Any]]:
     out = []
-    rows = [x for x in rows if _known(x.metric) and _known(x.unit_norm)]
+    rows = [x for x in rows if known(x.metric) and known(x.unit_norm)]
     for group in _groups(rows, lambda x: (x.pair, x.metric, x.unit_norm)).values():
-        for base, patched in _label_sides(group, title):
+        for base, patched in label_sides(group, title):
             key = tuple(getattr(patched[0], k) for k in KEY)
             if (claim := _claim(uid, key, base, patched, noise_pct)) is not None:
                 out.append(claim)
-    return out
-
-
-def _label_sides(group: list[Any], title: str | None) -> list[tuple[list[Any], list[Any]]]:
-    """(baseline runs, patched runs) for each patched label of one group."""
-    # a side the text names by its condition only ("9.1 Gbps vs 9.4 Gbps with the series")
-    names = [x.label if x.label is not None else x.condition for x in group]
-    labels: list[tuple[str, str | None]] = []
-    for name, x in zip(names, group, strict=True):
-        if name is not None and name not in [n for n, _ in labels]:
-            labels.append((name, x.condition))
-    # labels whose runs stand on lines of their own may complement each other
-    lines = [{x.line_no for x, m in zip(group, names, strict=True) if m == n}
-             for n, _ in labels]
-    apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
-    labels = effective_conditions(labels, title, complement=apart)
-    out = []
-    for name, cond in labels:
-        base = pick_baseline(name, labels) if cond == "patched" else None
-        if base is not None:
-            out += _runs([x for x, m in zip(group, names, strict=True) if m == base],
-                         [x for x, m in zip(group, names, strict=True) if m == name])
     return out
 
 
@@ -322,23 +228,10 @@ def _label_pairs(uid: Any, rows: list[Any], noise_pct: float,
                  title: str | None) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for key, group in _groups(rows, lambda x: tuple(getattr(x, k) for k in KEY)).items():
-        for base, patched in _label_sides(group, title):
+        for base, patched in label_sides(group, title):
             if claim := _claim(uid, key, base, patched, noise_pct):
                 out.append(claim)
     return out
-
-
-def _runs(base: list[Any], patched: list[Any]) -> list[tuple[list[Any], list[Any]]]:
-    """The run pairs of one baseline and one patched label: the means of both, unless
-    each side holds as many runs of different commands (``iperf3 -c`` then ``-P4``
-    under "with" and under "without"): then run k is paired with run k."""
-    if not base or not patched:
-        return []
-    n = len(base)
-    differ = len({x.command for x in base}) > 1 or len({x.command for x in patched}) > 1
-    if n > 1 and n == len(patched) and differ:
-        return [([base[k]], [patched[k]]) for k in range(n)]
-    return [(base, patched)]
 
 
 def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: set[str],
@@ -396,106 +289,6 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
         if parts:
             out[uid] = "; ".join(parts)[:300]
     return out
-
-
-def _direction(verdict_value: Any) -> str | None:
-    """"improvement" or "regression"; None for no change and for a missing verdict."""
-    return verdict_value if isinstance(verdict_value, str) and \
-        verdict_value in ("improvement", "regression") else None
-
-
-# "~7730.7mbps": a sentence that gives a measured value itself
-VALUE_WITH_UNIT = re.compile(r"\d[ \t]?(?:[KMGTkmg]?(?:bps|bits?/s)|[KMG]?B/s|[kKmMG]?pps)\b")
-# a patch that ends a loss: its motivation names the loss ("can lead to a performance drop")
-FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|don't|do not|"
-                   r"stop|reduce|remove|drop|eliminate)\b")
-# "a kernel containing commit 165573e41f2f": another commit, named by its id
-OTHER_COMMIT = re.compile(r"(?i)\bcommit[ \t]+(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
-                 messages: pd.DataFrame, titles: dict[Any, str] | None = None
-                 ) -> list[dict[str, Any]]:
-    """Effects stated in words, and whether the measured pairs nearest them agree (of
-    ``measured``, claims as ``measured_claims`` gives them): those on the statement's own
-    lines, else those of its message, else those of its thread."""
-    s = statements[(statements.kind == "prose") & ~statements.quoted.astype(bool)]
-    if s.empty:
-        return []
-    titles = titles or {}
-    thread_of = dict(zip(messages.uid, messages.thread_id, strict=True))
-    # a patch's own posting (no reply) describes the problem it addresses
-    postings = set()
-    if "subject" in messages.columns and "patch_id" in messages.columns:
-        postings = {u for u, subj, pid in zip(messages.uid, messages.subject, messages.patch_id,
-                                              strict=True)
-                    if isinstance(subj, str) and not is_reply(subj) and not pd.isna(pid)}
-    # the signed gains of measured pairs, by message (with their lines) and by thread
-    by_uid: dict[Any, list[tuple[set[Any], float]]] = {}
-    by_thread: dict[Any, list[float]] = {}
-    for c in measured:
-        if _direction(c.get("verdict")):
-            gain = abs(c["delta_pct"]) * (1 if c["verdict"] == "improvement" else -1)
-            lines = {c.get("baseline_line_no"), c.get("patched_line_no")}
-            by_uid.setdefault(c["uid"], []).append((lines, gain))
-            by_thread.setdefault(thread_of.get(c["uid"]), []).append(gain)
-    out = []
-    for row in s.itertuples():
-        line_no = int(row.line_no) if _known(row.line_no) else None
-        near = set(range(line_no - 1, line_no + 3)) if line_no is not None else set()
-        own = by_uid.get(row.uid, [])
-        gains = ([g for lines, g in own if lines & near] or [g for _, g in own]
-                 or by_thread.get(thread_of.get(row.uid), []))
-        agrees: Any = pd.NA
-        if gains and row.direction in ("improvement", "regression"):
-            median = statistics.median(gains)
-            same = (median > 0) == (row.direction == "improvement")
-            close = row.stated_pct is None or pd.isna(row.stated_pct) or \
-                abs(abs(median) - abs(row.stated_pct)) <= max(5.0, 0.5 * abs(row.stated_pct))
-            agrees = bool(same and close)
-        text = row.text or ""
-        if row.direction not in VERDICTS:
-            continue  # an effect of no direction is no claim
-        if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(text) and line_no is not None \
-                and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
-                        for lines, _ in own):
-            continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
-        verdict_ = row.direction
-        motive = verdict_ == "regression" and not CAUSED.search(text) and ((
-            pd.isna(row.stated_pct) and (FIXES.search(titles.get(row.uid) or "") or (
-                row.uid in postings and not NAMES_CHANGE.search(text)))) or (
-            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": the loss
-            # another commit brought, which the posting ends
-            row.uid in postings and OTHER_COMMIT.search(text) is not None))
-        if motive:
-            verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
-        out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_,
-                    "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
-                    "patched_line_no": line_no, "motive": motive})
-    # a posting that states its effect too: its problem statement is no claim of its own
-    stating = {c["uid"] for c in out if not c["motive"]}
-    return [{k: v for k, v in c.items() if k != "motive"} for c in out
-            if not (c["motive"] and c["uid"] in stating)]
-
-
-def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[str, Any]]:
-    """Kernel test robot reports, with the base/head values of their table."""
-    out = []
-    rows = statements[statements.kind == "robot"]
-    for rep in reports.itertuples():
-        table = rows[(rows.uid == rep.uid) & (rows.metric == rep.metric)]
-        t = table.iloc[0] if len(table) else None
-        metric = rep.metric or ""
-        out.append({
-            "uid": rep.uid, "kind": "robot", "tool": metric.split(".")[0] or None,
-            "test": metric or None, "metric": metric.split(".", 1)[-1] or None,
-            "baseline_label": (t.base_commit if t is not None else None),
-            "baseline_value": (t.baseline_value if t is not None else None),
-            "patched_label": (t.head_commit if t is not None else rep.commit),
-            "patched_value": (t.patched_value if t is not None else None),
-            "delta_pct": rep.change_pct, "verdict": rep.verdict, "stated_pct": rep.change_pct,
-            "statement": rep.title})
-    return out
-
-
 
 
 def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],

@@ -7,8 +7,8 @@ tokens by spaCy's blank English pipeline with its sentencizer, and the effect ph
 found by spaCy's Matcher (``mlx.extract.nlp``); only paragraphs holding an effect word are
 read so.
 
-Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report,
-one row per metric with the base and head values and the change.
+Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report
+(``mlx.extract.robot``).
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
 from mlx.extract.nlp import Tokens, effect_docs
+from mlx.extract.robot import robot_rows
+from mlx.extract.rules import Rule, rejected_by
 from mlx.extract.vocab import (
     EFFECT_BODY_WORDS,
     EFFECT_REGEX,
@@ -114,15 +117,6 @@ def stated(text: str, low: str | None = None) -> bool:
 
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
-# a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
-ROBOT_COMMITS = re.compile(r"^[ \t]*([0-9a-f]{10,40})[ \t]+([0-9a-f]{10,40})[ \t]*$")
-ROBOT_HEADER = re.compile(r"%stddev[ \t]+%change[ \t]+%stddev")
-#      10455           -25.7%       7768        netperf.Throughput_Mbps
-#      10455 ±  2%     -25.7%       7768 ±  3%  netperf.Throughput_Mbps
-ROBOT_ROW = re.compile(
-    r"^[ \t]*(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+"
-    r"([-+]\d{1,6}(?:\.\d{1,3})?)%[ \t]+(\d{1,15}(?:\.\d{1,6})?(?:e[-+]?\d{1,3})?)"
-    r"(?:[ \t]*±[ \t]*\d{1,4}%)?[ \t]+([\w.:/-]{1,120})[ \t]*$")
 # words that only say which way a quantity went: good or bad by what it measures
 UP = re.compile(r"(?i)increas|higher|\bmore\b|rais|grow|\bup\b")
 REDUCE = re.compile(r"(?i)reduc|decreas|lower|less|drop|shrink|\bcut|sav(?:e|es|ed|ing)\b|down")
@@ -381,11 +375,24 @@ PULL = re.compile(r"(?i)\[(?:GIT )?PULL\b|\bpull request\b|^(?:re: )?(?:\[[^]]*\
 
 
 def extract_statements(body: str | None, subject: str | None = None) -> list[Statement]:
+    return _statements(body, subject)
+
+
+def rejections(body: str | None, subject: str | None = None) -> list[tuple[int, str, str]]:
+    """(line, phrase, rule) of every effect phrase a named rule turned down: what
+    ``benchmarks/accuracy.py --misses`` tells of a missed prose claim."""
+    out: list[tuple[int, str, str]] = []
+    _statements(body, subject, out)
+    return out
+
+
+def _statements(body: str | None, subject: str | None,
+                rejected: list[tuple[int, str, str]] | None = None) -> list[Statement]:
     if not body:
         return []
     if subject and PULL.search(subject):
-        return _robot_rows(body) if "%change" in body else []
-    out = _robot_rows(body) if "%change" in body else []
+        return robot_rows(body) if "%change" in body else []
+    out = robot_rows(body) if "%change" in body else []
     head = body_head(body)
     words = PREFILTER.tags(head)
     if "effect" not in words:
@@ -401,7 +408,7 @@ def extract_statements(body: str | None, subject: str | None = None) -> list[Sta
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not is_reply(subject)
     for para, (doc, matches) in zip(paras, _read([p.text[:5000] for p in paras]), strict=True):
-        out += _effects(doc, matches, para, posting)
+        out += _effects(doc, matches, para, posting, rejected)
     return out
 
 
@@ -421,20 +428,30 @@ def is_reply(subject: str | None) -> bool:
     return parse_subject(subject).is_reply
 
 
-def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
-             posting: bool = True) -> list[Statement]:
-    """One statement per effect a paragraph states: per percent or factor it gives, or one
-    per sentence that states an effect without a size."""
-    found: dict[tuple[int, float | None], Statement] = {}
-    for start, end in matches:
-        first, last = doc.sentence(start)
-        sent = doc.span(first, last)
-        if NO_EFFECT.search(sent):
-            continue
-        span = doc.span(start, end)
-        if any(doc.token(i).lower() in NEGATORS for i in range(max(first, start - 3), start)) or \
-                any(doc.token(i).lower() == "nothing" for i in range(max(first, start - 6), start)):
-            continue  # "without negative impact on throughput": an effect denied
+@dataclass
+class _Effect:
+    """An effect phrase (tokens start:end) in its sentence (tokens first:last), as the
+    rules read it."""
+
+    doc: Tokens
+    first: int
+    last: int
+    start: int
+    end: int
+    posting: bool  # the paragraph is a patch's own text, not a reply's
+
+    @cached_property
+    def sent(self) -> str:
+        return self.doc.span(self.first, self.last)
+
+    @cached_property
+    def span(self) -> str:
+        return self.doc.span(self.start, self.end)
+
+    @cached_property
+    def pct(self) -> float | None:
+        """The size it states, in percent (None for an effect without a size)."""
+        sent, span = self.sent, self.span
         pct = _percent(span) if SIZE.search(span) else None
         if pct is not None and (m := FROM_TO_PCT.search(sent)) and \
                 float(m.group(1)) == abs(pct):
@@ -446,37 +463,86 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
             for r in RANGE.finditer(sent):  # "5% to 2500%": one effect, its middle
                 if abs(pct) in (float(r.group(1)), float(r.group(2))):
                     pct = (float(r.group(1)) + float(r.group(2))) / 2
-        around = doc.span(first, min(len(doc), last + 6))  # "netperf." ends no sentence
-        if not RUNTIME.search(around) or LISTING.search(sent):
-            continue  # "Code size reduced by 24.9%", a perf-top listing: no performance
-        if TRAILER_LINE.match(sent) or EARLIER_VERSION.match(sent):
+        return pct
+
+    def denied(self) -> bool:
+        doc, first, start = self.doc, self.first, self.start
+        return any(doc.token(i).lower() in NEGATORS for i in range(max(first, start - 3), start)) \
+            or any(doc.token(i).lower() == "nothing" for i in range(max(first, start - 6), start))
+
+    def no_runtime(self) -> bool:
+        """No run-time measure named in the sentence or just after ("netperf." ends no
+        sentence)."""
+        return not RUNTIME.search(self.doc.span(self.first, min(len(self.doc), self.last + 6)))
+
+    def aside(self) -> bool:
+        at = self.doc.starts[self.start] - self.doc.starts[self.first]
+        return any(a.start() < at < a.end() for a in ASIDE.finditer(self.sent))
+
+
+# In order: the first rule that turns an effect phrase down names why (``rejections``);
+# each example is a sentence it turns down (``tests/test_extract_statements.py``).
+EFFECT_RULES: tuple[Rule[_Effect], ...] = (
+    Rule("states no effect of the change", lambda e: NO_EFFECT.search(e.sent) is not None,
+         "This fixes a performance regression introduced by the last merge."),
+    Rule("effect denied", _Effect.denied, "It works without negative impact on throughput."),
+    Rule("no run-time measure", _Effect.no_runtime, "Code size reduced by 24.9%."),
+    Rule("profile listing", lambda e: LISTING.search(e.sent) is not None,
+         "Throughput improvement: 28.69% [k] copy_user"),
+    Rule("trailer", lambda e: TRAILER_LINE.match(e.sent) is not None,
+         "Tested-by: Jo Doe <jo@example.org> # 10% throughput improvement"),
+    Rule("earlier version", lambda e: EARLIER_VERSION.match(e.sent) is not None,
+         "In the previous version throughput improved by 5%."),
+)
+# ... and what turns down an effect stated without a size
+UNSIZED_RULES: tuple[Rule[_Effect], ...] = (
+    Rule("no size and nothing asserted", lambda e: not (
+        _asserted(e.sent) and PERF_NOUN.search(SPEEDUP.sub(" ", e.sent))),
+         "A performance improvement would be nice."),
+    Rule("another version's effect", lambda e: not NAMES_CHANGE.search(e.sent) and (
+        not e.posting or OTHER_VERSION.search(e.sent) is not None),
+         "WG 0.0.20180708 w/NAPI actually slowed down throughput."),
+    Rule("an aside", _Effect.aside,
+         "Fix the lock (the rest of the series is a performance improvement)."),
+)
+
+
+def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: bool = True,
+             rejected: list[tuple[int, str, str]] | None = None) -> list[Statement]:
+    """One statement per effect a paragraph states: per percent or factor it gives, or one
+    per sentence that states an effect without a size.  ``rejected`` gets (line, phrase,
+    rule) of each effect phrase a rule turned down."""
+    found: dict[tuple[int, float | None], Statement] = {}
+    for start, end in matches:
+        first, last = doc.sentence(start)
+        e = _Effect(doc, first, last, start, end, posting)
+        sent, span = e.sent, e.span
+        line = para.line_at(doc.starts[first])
+        if why := rejected_by(EFFECT_RULES, e):
+            if rejected is not None:
+                rejected.append((line, span, why))
             continue
-        sent_at = doc.starts[first]
-        line = para.line_at(sent_at)
         # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
-        for m in PAREN_PCT.finditer(sent):
-            p = float(m.group(1))
+        for pm in PAREN_PCT.finditer(sent):
+            p = float(pm.group(1))
             found.setdefault((first, p), Statement(
                 "prose", sent.strip()[:500], p, _direction(sent, p, span),
                 quoted=para.depth > 0, line_no=line))
-        if pct is None and not (_asserted(sent) and PERF_NOUN.search(SPEEDUP.sub(" ", sent))):
-            continue  # "drop: 1234": a bare number is no size, nor a counter an effect
-        if pct is None and not NAMES_CHANGE.search(sent) and (
-                not posting or OTHER_VERSION.search(sent)):
-            continue  # "WG 0.0.20180708 w/NAPI actually slowed down ...": another version's
+        pct = e.pct
+        if pct is None and (why := rejected_by(UNSIZED_RULES, e)):
+            if rejected is not None:
+                rejected.append((line, span, why))
+            continue
         if pct is None and any(k[0] == first for k in found):
             continue  # the sentence already states this effect
-        at = doc.starts[start] - sent_at
-        if pct is None and any(a.start() < at < a.end() for a in ASIDE.finditer(sent)):
-            continue  # "(the rest of the series is a performance improvement)": an aside
         if pct is not None:
             found.pop((first, None), None)  # the sized phrase says more
         found.setdefault((first, pct), Statement(
             "prose", sent.strip()[:500], pct, _direction(sent, pct, span),
             quoted=para.depth > 0, line_no=line))
         # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
-        for m in MORE_PCT.finditer(sent, max(0, doc.starts[end - 1] - sent_at)):
-            p = float(m.group(1))
+        for pm in MORE_PCT.finditer(sent, max(0, doc.starts[end - 1] - doc.starts[first])):
+            p = float(pm.group(1))
             found.setdefault((first, p), Statement(
                 "prose", sent.strip()[:500], p, _direction(sent, p, span),
                 quoted=para.depth > 0, line_no=line))
@@ -502,25 +568,3 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para,
                 "prose", sent.strip()[:500], None, direction, quoted=para.depth > 0,
                 line_no=para.line_at(doc.starts[first]))
     return list(found.values())
-
-
-def _robot_rows(body: str) -> list[Statement]:
-    lines = body.split("\n")
-    out: list[Statement] = []
-    commits: tuple[str, str] | None = None
-    in_table = False
-    for i, line in enumerate(lines):
-        if m := ROBOT_COMMITS.match(line):
-            commits = (m.group(1), m.group(2))
-        elif ROBOT_HEADER.search(line):
-            in_table = True
-        elif in_table and (m := ROBOT_ROW.match(line)):
-            pct = float(m.group(2))
-            out.append(Statement(
-                "robot", line.strip()[:500], pct, None, metric=m.group(4),
-                baseline_value=float(m.group(1)), patched_value=float(m.group(3)),
-                base_commit=commits[0] if commits else None,
-                head_commit=commits[1] if commits else None, line_no=i + 1))
-        elif in_table and not line.strip():
-            in_table = False
-    return out

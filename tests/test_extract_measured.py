@@ -1,15 +1,15 @@
-"""The named rules that say a value in prose is no measurement (mlx.extract.inline.RULES):
+"""The named rules that say a value in prose is no measurement (mlx.extract.measured.RULES):
 each rule's own example is rejected, by that rule."""
 
 import pytest
 
-from mlx.extract import inline
+from mlx.extract import inline, measured
 
 
-@pytest.mark.parametrize("rule", inline.RULES, ids=lambda r: r.name)
-def test_each_rule_rejects_its_example(rule: inline.Rule) -> None:
-    p = inline._Paragraph.of([rule.example])
-    spots = [inline._Spot(p, m.start(2), m.end(), m.group(3))
+@pytest.mark.parametrize("rule", measured.RULES, ids=lambda r: r.name)
+def test_each_rule_rejects_its_example(rule: measured.Rule) -> None:
+    p = measured.Paragraph.of([rule.example])
+    spots = [measured.Spot(p, m.start(2), m.end(), m.group(3))
              for m in inline.VALUE.finditer(p.text)]
     assert spots, rule.example  # the example holds a value
     assert any(rule.rejects(s) for s in spots), rule.example
