@@ -80,9 +80,14 @@ class Tokens:
 
     @classmethod
     def of(cls, doc: Doc) -> Tokens:
-        starts = [t.idx for t in doc]
-        ends = [t.idx + len(t) for t in doc]
-        sents = [(s.start, s.end) for s in doc.sents]
+        from spacy.attrs import IDX, LENGTH, SENT_START
+        if not len(doc):
+            return cls(doc.text, [], [], [], [])
+        # one array read (a Token object per token costs more than the tokenizer)
+        cols = doc.to_array([IDX, LENGTH, SENT_START]).T.tolist()
+        starts, ends = cols[0], [a + n for a, n in zip(cols[0], cols[1], strict=True)]
+        firsts = [0] + [i for i, v in enumerate(cols[2]) if v == 1 and i]
+        sents = list(zip(firsts, [*firsts[1:], len(doc)], strict=True))
         sent_of = [0] * len(doc)
         for k, (a, b) in enumerate(sents):
             sent_of[a:b] = [k] * (b - a)
