@@ -55,7 +55,7 @@ from mlx.text import TextCache, Words, matched_at
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
                "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
                "my machine", "est platform", "est machine", "erified on", "eproduced on",
-               ":~#", ":~$", "_x86_64_", "_aarch64_")
+               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ")
 
 # "3.5 Mpps", "940 Mbps": a rate written by hand (tested only where "ps" stands at all)
 RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")

@@ -24,7 +24,7 @@ from mlx.subjects import parse_subject
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
 SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
                        r"\b(?:on|using|with) (?:my|our|two|both)\b|"
-                       r"\brunning (?:on|a|an|the|linux|kernel)\b|"
+                       r"\brunning (?:on|a|an|the|linux|kernel)\b|\b(?:ran|runs?) on\b|"
                        r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
                        r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
@@ -178,19 +178,56 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
 
 NEAR_LINES = 8  # hardware this close to a measured value is what it was measured on
 
+# the kernel test robot's build reports: "[linux-next:master] BUILD SUCCESS <sha>", their
+# "configs tested:" list and its "<arch>  <config>  <compiler>" lines
+BUILD_REPORT = re.compile(r"\bBUILD (?:SUCCESS|REGRESSION|FAILURE|WARNING)\b")
+BUILD_MATRIX = re.compile(r"^[ \t]*(?:configs tested|tested configs)[ \t]*:|"
+                          r"^[ \t]*[a-z][\w-]{1,15}[ \t]+[\w.-]*config[\w.-]*[ \t]+"
+                          r"(?:gcc|clang)-\d")
+# "could you try the latest stable?", "please test on", "you might try", "if you run on":
+# a suggestion, a question or a condition, no machine that ran
+SUGGESTED = re.compile(r"(?i)\b(?:could|can|would|will) you\b|\bplease (?:try|test|use|run|"
+                       r"check)\b|\byou (?:could|might|may|should|can) (?:try|test|use|run|"
+                       r"check)\b|\b(?:have|did) you (?:tried|tested|try|test)\b|\bif you\b|"
+                       r"\bwhether\b|\bhow about\b|\bwhat about\b")
+SENTENCE_END = re.compile(r"[.!?](?:[ \t]+|$)")
+# "testing on an X, not a Y": the fact right after a negation
+NEGATED = re.compile(r"(?i)(?:\bnot|n't|\brather than|\binstead of|\bexcept(?: for)?)[ \t]+"
+                     r"(?:on[ \t]+|with[ \t]+|using[ \t]+)?(?:an?[ \t]+|the[ \t]+|my[ \t]+)?$")
+# a stack trace's lines: registers, frames ("RIP: 0010:tcp_sendmsg+0x1a2/0xd40 [ixgbe]"); a
+# log names the machine only in the fields meant for it ("Hardware name:", "CPU: ... Not
+# tainted <kernel>", "Linux version")
+STACK_LINE = re.compile(r"\b(?:RIP|RSP|RAX|RBX|RCX|RDX|RBP|RSI|RDI|R\d{1,2}|CR[0-4]|Code|"
+                        r"pc|lr|sp|epc|ra)[ \t]*:[ \t]|\+0x[0-9a-f]+/0x[0-9a-f]+|"
+                        r"\bCall Trace\b")
+
+
+def _sentence(text: str, span: str) -> str:
+    """The sentence of a line that holds ``span`` (the whole line if it is not there)."""
+    at = text.find(span)
+    if at < 0:
+        return text
+    start = max((m.end() for m in SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = SENTENCE_END.search(text, at + len(span))
+    return text[start:end.end() if end else len(text)]
+
+
 @dataclass
 class _Subject:
-    """The message's subject, as the rules read it."""
+    """The message's subject (and what its body says it is), as the rules read it."""
 
     low: str
     patch: bool  # a patch, not a reply
     device_patch: bool  # a patch adding a device or board ("ramips: add support for Foo")
+    build_report: bool = False  # a robot's build report: what it built, nothing ran
 
     @classmethod
-    def of(cls, subject: str | None) -> _Subject:
+    def of(cls, subject: str | None, doc: Document | None = None) -> _Subject:
         low = (subject or "").lower()
+        build = BUILD_REPORT.search(subject or "") is not None or (
+            doc is not None and any(BUILD_MATRIX.search(line.text) for line in doc.lines))
         return cls(low, "patch" in low and not parse_subject(subject).is_reply,
-                   "patch" in low and DEVICE_SUPPORT.search(low) is not None)
+                   "patch" in low and DEVICE_SUPPORT.search(low) is not None, build)
 
 
 class _Line:
@@ -298,6 +335,13 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
          and not _target_ran(s.span, s.text), "Tested: a build test on ramips"),
     Rule("test planned, offered or denied", lambda s: PLANNED.search(s.text) is not None,
          "I would like to test a QCA9377 on my box"),
+    Rule("build report", lambda s: s.at.subject.build_report,
+         "configs tested: 150, built on an Intel Xeon E5-2690 host"),
+    Rule("suggestion or question", lambda s: (sent := _sentence(s.text, s.span)).rstrip()
+         .endswith("?") or SUGGESTED.search(sent) is not None,
+         "Tested on 6.1; could you try the latest stable, 6.6.12?"),
+    Rule("negated", lambda s: NEGATED.search(s.text[:max(0, s.text.find(s.span))]) is not None,
+         "I was testing on an i.MX8MP EVK, not a BeagleBone Black."),
     Rule("only built", lambda s: s.at.built_for,
          "compile-tested on top of next-20230315 for\nx86_64 and arm64"),
     Rule("software named after a chip", lambda s: s.kind in ("wifi", "nic") and re.search(
@@ -313,6 +357,10 @@ FACT_RULES: tuple[Rule[_Spot], ...] = (
          "Ethernet Connection X722 for 10GbE SFP+"),
     Rule("size alone", lambda s: s.kind == "size" and not s.at.host_line,
          "a 512 MB buffer"),
+    Rule("stack trace line", lambda s: STACK_LINE.search(s.text) is not None,
+         "RIP: 0010:ixgbe_clean_rx_irq+0x1a2/0xd40 [ixgbe]"),
+    Rule("kernel in a DMI string", lambda s: s.kind == "kernel" and "Hardware name:" in s.text,
+         "Hardware name: Acme Box/Board, BIOS 5.27-rc1 01/02/2023"),
 )
 
 
@@ -321,7 +369,7 @@ def rows_of(found: dict[int, list[Fact]], doc: Document, subject: str | None) ->
     no setup)."""
     out: list[HardwareRow] = []
     measured: dict[int, bool] = {}  # line -> holds a measured value (tested where needed)
-    sub = _Subject.of(subject)
+    sub = _Subject.of(subject, doc)
     for i in sorted(found):
         at = _Line(doc, i, found, sub, measured)
         for kind, span, value, own_host, shaped in found[i]:

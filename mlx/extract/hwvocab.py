@@ -142,7 +142,7 @@ SHAPES = {
     "num": NUM,
     "size_unit": SIZE_UNIT,
     "size_mb": r"^(?:[MGT]i?B)$",
-    "size_glued": r"^\d{1,7}(?:[KMGT]i?B|[GT])$",
+    "size_glued": r"^\d{1,7}(?:\.\d{1,3})?(?:[KMGT]i?B|[GT])$",
     "kver_rc": KVER_RC,
     "kver_v": r"^v[2-7]\.\d{1,2}(?:\.\d{1,3})?\+?$",
     "kver": KVER,
@@ -245,6 +245,9 @@ def _patterns() -> list[dict[str, Any]]:
         ("wifi", [_s("wifi_mode")]),
         ("memory", [{"LOWER": {"IN": ["memory", "ram", "mem", "memtotal"]}},
                     {"ORTH": ":", "OP": "?"}, _s("num"), _s("size_unit")]),
+        # "MemTotal: 381.7MB"
+        ("memory", [{"LOWER": {"IN": ["memory", "ram", "mem", "memtotal"]}},
+                    {"ORTH": ":", "OP": "?"}, _s("size_glued")]),
         ("memory", [_s("size_glued"), {"LOWER": {"IN": MEMORY_WORDS}}]),
         ("memory", [_s("num"), _s("size_unit"), {"LOWER": {"IN": MEMORY_WORDS}}]),
         # "128 GB of ECC RAM"
@@ -304,6 +307,18 @@ def platform_phrases() -> list[tuple[str, str]]:
     return out
 
 
+@cache
+def kernel_phrases() -> list[tuple[str, str]]:
+    """(kind, phrase) of data/kernel.tsv: boards, SoCs, CPU code names, NIC and wifi
+    drivers and parts, as the kernel tree names them (``scripts/kernel_gazetteer.py``)."""
+    out = []
+    for line in (DATA / "kernel.tsv").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            phrase, kind, _ = line.split("\t")
+            out.append((kind, phrase))
+    return out
+
+
 def _gazetteer_patterns() -> list[dict[str, Any]]:
     tokens = nic_tokens()
     out: list[dict[str, Any]] = []
@@ -314,6 +329,8 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
         # "Intel I211", "Realtek RTL8852BU": with its vendor before it
         out.append({"label": kind, "pattern": [{"LOWER": VENDOR["LOWER"]},
                                                {"LOWER": {"IN": words}}]})
+    # "ODROID-C2", "Sapphire Rapids", "rtl8822cu": a phrase (spaCy's PhraseMatcher, on LOWER)
+    out += [{"label": kind, "pattern": phrase} for kind, phrase in kernel_phrases()]
     for kind, phrase in platform_phrases():
         words = phrase.lower().split()
         out.append({"label": kind, "pattern": [{"LOWER": w} for w in words]
@@ -339,4 +356,8 @@ def patterns() -> list[dict[str, Any]]:
 def platform_words() -> frozenset[str]:
     """The first word of every platform phrase and the makers, lowercase: a line holding
     none names none."""
-    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS)
+    kernel = [p.split()[0] for _, p in kernel_phrases()]
+    # (a kernel phrase's short first word, "ti", "lg", would make every line a candidate:
+    # its phrase is matched where the line is read for another word)
+    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS
+                     + [w for w in kernel if len(w) >= 4 or any(c.isdigit() for c in w)])

@@ -1,0 +1,1 @@
+		__cpu_name[cpu] = "MIPS 99Kc";

@@ -1,0 +1,3 @@
+#define INTEL_ANY			IFM(X86_FAMILY_ANY, X86_MODEL_ANY)
+#define INTEL_WILLOWLAKE_X		IFM(6, 0xF1) /* Made-up Cove */
+#define INTEL_ATOM_PEBBLEMONT_D		IFM(6, 0xF2)
