@@ -421,7 +421,8 @@ def test_more_ways_of_saying_what_ran(text: str, subject: str, fact: str) -> Non
 ])
 def test_misread_platform_strings_are_no_setup(text: str) -> None:
     setup = [(k, t) for k, t, role in facts(text, "Re: [PATCH] ath10k: fix rx") if role == "setup"]
-    assert not [f for f in setup if f[0] in ("os", "kernel", "board")], setup
+    # (the DMI string names the machine, a virtual one too: its board, not its OS)
+    assert not [f for f in setup if f[0] in ("os", "kernel")], setup
 
 
 def test_the_indented_lines_of_a_spec_field_are_the_device_added() -> None:
@@ -494,9 +495,11 @@ def test_tool_output_names_the_drivers_that_ran() -> None:
     rows = facts(text, "Re: mt7986 drops at 2.5G")
     for fact in [("nic", "ice", "setup"), ("nic", "mtk_soc_eth", "setup"),
                  ("link", "2.5Gbps", "setup"), ("wifi", "ath10k_pci", "setup"),
-                 ("wifi", "RT3072", "setup"), ("link", "USB3.0", "subject")]:
+                 ("wifi", "RT3072", "setup")]:
         assert fact in rows, (fact, rows)
     assert not [r for r in rows if r[1] in ("br-lan", "1000base-x", "2500base-x")]
+    # a hub's USB generation is a bus, no network link
+    assert not [r for r in rows if r[0] == "link" and "USB" in r[1]], rows
 
 
 def test_a_uname_line_wrapped_by_the_mailer_keeps_its_arch() -> None:

@@ -25,7 +25,9 @@ from mlx.extract.hwhosts import near_host_line
 from mlx.extract.hwrole import NOT_SETUP, rows_of
 from mlx.extract.hwshapes import (
     DIGIT,
+    KEY_VALUE,
     MAX_LINE,
+    MY_PRODUCT,
     SPEED_WORD,
     WORD_EDGE,
     Fact,
@@ -39,11 +41,14 @@ from mlx.extract.hwshapes import (
 )
 from mlx.extract.hwvocab import (
     BODY_HW,
+    MAKERS,
     STRONG,
     STRONG_LOWER,
     WEAK_WORDS,
+    kernel_keys,
     literal_head,
     nic_tokens,
+    platform_phrases,
     platform_words,
 )
 from mlx.extract.nlp import hardware_entities
@@ -55,7 +60,9 @@ from mlx.text import TextCache, Words, matched_at
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
                "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
                "my machine", "est platform", "est machine", "erified on", "eproduced on",
-               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ")
+               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "Linux version",
+               "Machine model:", "DMI:", "Hardware name:", "gigE", "GigE", " board", " laptop",
+               " platform", "my router", "my system")
 
 # "3.5 Mpps", "940 Mbps": a rate written by hand (tested only where "ps" stands at all)
 RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")
@@ -97,7 +104,8 @@ SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inu
                " v5.", " v6.", " v4.", "driver:", "eproduc", "bps", "cores", "CPUs", "threads",
                "C/", "socket", " connection",
                " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
-               "- 4.", "- 5.", "- 6.", " CPU)")
+               "- 4.", "- 5.", "- 6.", " CPU)", "achine model", "DMI:", "Hardware name",
+               "K available", "ink up,", "igE", "Cores", "ainted")
 
 # the same words over a Document's text (no-break spaces replaced, wraps joined), with
 # the words that make a line worth reading by shape (SHAPE_WORDS) or under a host line
@@ -133,6 +141,14 @@ def _lines_at(text: str, ends: dict[str, list[int]]) -> dict[str, set[int]]:
 
 
 @cache
+def _platform_firsts() -> frozenset[str]:
+    """The platform words but the kernel phrases' keys (a line holding a key is read only
+    if it holds one of its phrases whole)."""
+    return platform_words() - frozenset(kernel_keys()) | frozenset(
+        p.lower().split()[0] for _, p in platform_phrases()) | frozenset(MAKERS)
+
+
+@cache
 def _lower_words() -> Words:
     return Words({"platform": platform_words(), "model": nic_tokens()})
 
@@ -145,14 +161,23 @@ def _candidate(text: str, tags: set[str]) -> str | None:
     "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first;
     ``tags`` are the line's ``_line_words``: a word test needs its substring there."""
     if "platform" in tags:
-        words = set(text.lower().translate(WORD_EDGE).split())
-        if not words.isdisjoint(platform_words()) or \
-                not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_words()):
+        split = text.lower().translate(WORD_EDGE).split()
+        words = set(split)
+        if not words.isdisjoint(_platform_firsts()) or \
+                not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(_platform_firsts()):
             return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
+        keys = kernel_keys()
+        if hits := words.intersection(keys):
+            line = f" {' '.join(split)} "
+            if any(f" {phrase} " in line for key in hits for phrase in keys[key]):
+                return "words"  # "on my ODROID-C2", "a Sapphire Rapids host"
     if "model" in tags and DIGIT.search(text) and bare_models(text) or "virtio" in text:
         return "words"  # (and "virtio NICs")
     if prompt(text):
         return "shape"  # a shell prompt may name the board
+    if ":" in text and KEY_VALUE.match(text) or ("my " in text or "our " in text) and \
+            MY_PRODUCT.search(text):
+        return "shape"  # "NIC: ENA with LRO", "on my Acme Foo3 board"
     return "shape" if "shape" in tags else None
 
 

@@ -29,6 +29,9 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
+                       # "breaks my ZenBook laptop", "on our Acme Foo3 board"
+                       r"\b(?:my|our) (?:[\w.+/-]+ ){1,3}?(?:board|platform|laptop|router|"
+                       r"system|devkit|module|adapter)\b|"
                        r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
                        r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
                        # ("I'm running into i40e rx_dropped ...": the reporter's NIC)

@@ -65,7 +65,11 @@ LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|
                         r"(?:links?|connections?)\b|"
                         # "I'm using 40G copper"
                         r"\b(\d{1,3}G[ \t](?:copper|fib(?:er|re)|DAC))\b|"
-                        r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)\b")
+                        # "unshaped 10gigE": a link by its speed, whatever the case
+                        r"\b(\d{1,3}(?:\.5)?[ \t]?gig(?:abit)?e)\b|"
+                        # "a USB 3.0 link" (a USB generation alone is a bus, no network link)
+                        r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)"
+                        r"(?=[ \t]+(?:links?|connections?)\b)")
 
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
 KERNEL = re.compile(
@@ -87,7 +91,12 @@ KERNEL = re.compile(
     r"rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)\.\w+|"
     r"[2-7]\.\d{1,2}\.\d{1,3}-tegra|[2-7]\.\d{1,2}\.\d{1,3}-(?:bpf|net)-next)\b|"
     # "Tested kernels:" over "- 6.1.84: process exits smoothly"
-    r"^[ \t]*[-*][ \t]+v?([2-7]\.\d{1,2}\.\d{1,3})(?=[ \t]*:)")
+    r"^[ \t]*[-*][ \t]+v?([2-7]\.\d{1,2}\.\d{1,3})(?=[ \t]*:)|"
+    # "on a 6.1 kernel", "broken since 6.6", "applied to 6.12.3+": a version the sentence
+    # says a kernel is
+    r"(?<![\w.-])v?([3-7]\.\d{1,2}(?:\.\d{1,3})?(?:-[\w.+~-]{1,40})?)[ \t]+(?i:kernels?)\b|"
+    r"(?i:\b(?:since|under|applied (?:on|to)|on top of|rebased on|against))[ \t]+"
+    r"v?([3-7]\.\d{1,2}(?:\.\d{1,3})?(?:-rc\d{1,2})?\+?)(?![\w-]|\.\d)")
 
 # "x86_64", "aarch64": a machine's architecture, not a path component
 # ("arm64: dts: ..." is a patch title's prefix)
@@ -98,7 +107,10 @@ ARCH = re.compile(r"(?<![/\w-])(x86_64|aarch64|arm64|armv7l|riscv64|ppc64le|s390
 # says so: "on 2 cores the old scheme gets ..." is a run's configuration)
 THREADS = re.compile(r"\b(\d{1,3}C/\d{1,3}T\b|\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs)\b"
                      r"(?=[^.]{0,40}\b(?:HT|SMT|hyper-?thread\w*|socket|NUMA|node)\b))|"
-                     r"(?<=with )(\d{1,3}[ \t](?:cores?|CPUs|threads|vCPUs))\b|"
+                     # "on my board with 4 Cores", "the server has 16 CPUs", dmesg's "smp:
+                     # Brought up 1 node, 8 CPUs"
+                     r"(?:(?<=with )|(?<=has )|(?<=node, )|(?<=nodes, ))"
+                     r"(\d{1,3}[ \t](?i:cores?|cpus|threads|vcpus))\b|"
                      r"(?<=_[ \t]\()(\d{1,4}[ \t]CPU)(?=\))")  # sysstat's "_x86_64_ (8 CPU)"
 
 # sysstat's header (mpstat, sar, iostat): "Linux 5.4.0-52-generic (host1) ... _x86_64_ (8 CPU)"
@@ -172,8 +184,38 @@ def bare_models(text: str) -> list[Fact]:
     return out
 
 
+# a boot log's lines that name the machine (its fields meant for that): the board of
+# "Machine model:", "DMI:" and "Hardware name:" (before its BIOS), the kernel of "Linux
+# version" and of an oops's "Not tainted"/"Tainted: ..." header, the memory of "Memory:
+# <a>K/<b>K available", the link of U-Boot's "ethernet@<addr>: link up, 1000Mbps"
+BOOT_BOARD = re.compile(r"\b(?:Machine model|DMI|Hardware name):[ \t]+(.+?)(?:,[ \t]*BIOS\b.*)?"
+                        r"[ \t]*$")
+BOOT_KERNEL = re.compile(r"\bLinux version[ \t]+([2-7]\.\d{1,2}[\w.+~-]{0,60})|"
+                         r"\b(?:Not tainted|Tainted:[ \t]+[A-Z ]{1,20}?)[ \t]+"
+                         r"([2-7]\.\d{1,2}[\w.+~-]{0,60})[ \t]+#")
+BOOT_MEMORY = re.compile(r"\bMemory:[ \t]+\d{1,10}K/(\d{1,10})K available\b")
+LINK_UP_SPEED = re.compile(r"(?i)\blink up,[ \t]+(\d{1,5}[ \t]?[GM]bps)\b")
+
+
+def _boot_log(text: str) -> list[Fact]:
+    if ":" in text and (m := BOOT_BOARD.search(text)):
+        return [("board", m.group(1), m.group(1), None, True)]
+    if "ersion" in text or "ainted" in text:
+        if m := BOOT_KERNEL.search(text):
+            ver = m.group(1) or m.group(2)
+            return [("kernel", ver, ver, None, True)]
+    if "K available" in text and (m := BOOT_MEMORY.search(text)):
+        mib = memory_mib(m.group(1), "K")
+        return [("memory", f"{m.group(1)}K", mib, None, True)]
+    if "ink up," in text and (m := LINK_UP_SPEED.search(text)):
+        return [("link", m.group(1), value("link", m.group(1)), None, True)]
+    return []
+
+
 def shaped(text: str) -> list[Fact]:
     """Facts from lines of a known tool's shape (they state a setup)."""
+    if boot := _boot_log(text):
+        return boot
     if "odel name" in text and (m := LSCPU.match(text)):
         return [("cpu", m.group(1), value("cpu", m.group(1)), None, True)]
     if "controller" in text and (m := LSPCI.search(text)):
@@ -223,14 +265,46 @@ def prompt(text: str) -> re.Match[str] | None:
     return PROMPT.match(text) if "#" in text or "$" in text else None
 
 
+# "NIC: ENA with LRO", "- Board: Acme PebbleBoard One", "Hardware: c6i instances": a list's
+# field whose name is a kind of hardware gives its value as a fact of that kind (up to
+# " with", a comma or a parenthesis); "CPU: 3 PID: ..." (an oops) and numbers give none
+KEYED = {"nic": "nic", "nics": "nic", "network card": "nic", "ethernet": "nic",
+         "network adapter": "nic", "board": "board", "platform": "board", "machine": "board",
+         "hardware": "board", "device": "board", "system": "board", "laptop": "board",
+         "soc": "cpu", "cpu": "cpu", "processor": "cpu", "wifi": "wifi", "wlan": "wifi"}
+KEY_VALUE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?i:(?:test |dut |my )?("
+                       + "|".join(sorted(KEYED, key=len, reverse=True)) +
+                       r"))s?[ \t]*:[ \t]+([A-Za-z][\w.+/-]*(?:[ \t]+(?!with\b)[\w.+/-]+){0,4})")
+# "on my Acme Foo3 board", "our PebbleBoard One platform", "breaks my ZenBook laptop": a
+# product named by the speaker with what it is
+MY_PRODUCT = re.compile(r"\b(?:on|with|using|in|breaks|of) (?:my|our) "
+                        r"((?:[A-Z0-9][\w.+/-]*[ \t]+){1,3}?)"
+                        r"(board|platform|laptop|router|dev ?kit|SBC|system|module|adapter)\b")
+
+
+def keyed(text: str) -> list[Fact]:
+    """A fact a line gives by its field's name, or as "my <product> board"."""
+    if ":" in text and (m := KEY_VALUE.match(text)):
+        val = re.split(r"[ \t]*(?:,|\(|;| with\b| on\b| and\b)", m.group(2), maxsplit=1)[0]
+        if len(val) >= 3 and not val.isdigit():
+            kind = KEYED[m.group(1).lower()]
+            return [(kind, val, value(kind, val), None, False)]
+    if (" my " in text or " our " in text) and (m := MY_PRODUCT.search(text)):
+        name = m.group(1).strip()
+        kind = {"module": "wifi", "adapter": "nic"}.get(m.group(2).lower(), "board")
+        if any(c.isdigit() or c.isupper() for c in name[1:]) or len(name.split()) > 1:
+            return [(kind, name, name, None, False)]
+    return []
+
+
 def by_shape(text: str) -> list[Fact]:
     """Facts a regex reads on any line: links, kernels, architectures, core counts."""
-    out: list[Fact] = []
+    out: list[Fact] = keyed(text)
     for m in LINK_WORDS.finditer(text):
-        if m.group(3) and "controller" in text:
+        if m.group(4) and "controller" in text:
             continue  # "USB controller: ... USB 3.0 xHCI": a controller, not the link
-        span = m.group(1) or m.group(2) or m.group(3)
-        out.append(("link", span, span if m.group(3) else value("link", span), None, False))
+        span = m.group(1) or m.group(2) or m.group(3) or m.group(4)
+        out.append(("link", span, span if m.group(4) else value("link", span), None, False))
     for m in KERNEL.finditer(text):
         span = next(g for g in m.groups() if g).rstrip(".")
         out.append(("kernel", span, span, None, False))

@@ -135,7 +135,7 @@ SHAPES = {
     "soc": SOC_MODEL,
     "nic": NIC_MODEL,
     "nic_suffix": r"^(?:Lx|Dx|Ex|EN|VPI)$",
-    "link": r"^(?:\d{1,3}(?:\.5)?(?:GbE|GigE|Gbit)|(?:10|25|40|50|100|200|400|800)G)$",
+    "link": r"^(?:\d{1,3}(?:\.5)?(?i:gbe|gige|gbit)|(?:10|25|40|50|100|200|400|800)G)$",
     "wifi": WIFI_MODEL,
     "width": r"^(?:20|40|80|160|320)$",
     "wifi_mode": r"^(?:VHT|HE|EHT|HT)(?:20|40|80|160|320)$",
@@ -356,8 +356,43 @@ def patterns() -> list[dict[str, Any]]:
 def platform_words() -> frozenset[str]:
     """The first word of every platform phrase and the makers, lowercase: a line holding
     none names none."""
-    kernel = [p.split()[0] for _, p in kernel_phrases()]
-    # (a kernel phrase's short first word, "ti", "lg", would make every line a candidate:
-    # its phrase is matched where the line is read for another word)
     return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS
-                     + [w for w in kernel if len(w) >= 4 or any(c.isdigit() for c in w)])
+                     + list(kernel_keys()))
+
+
+@cache
+def kernel_keys() -> dict[str, tuple[str, ...]]:
+    """The key word of each kernel phrase (``_key_word``) -> the phrases it keys: a line is
+    read for them only if it holds one of these phrases whole."""
+    out: dict[str, list[str]] = {}
+    for _, phrase in kernel_phrases():
+        if key := _key_word(phrase):
+            out.setdefault(key, []).append(phrase)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+# words of kernel phrases that prose uses for other things: a line holding one is no
+# candidate for the phrase ("Data Modul ...", "Check Point ...", "Google Kevin")
+COMMON_WORDS = frozenset("""
+access action article base basic board boards boundary brain bridge carrier check classic
+cloud communication compact computer computers computing console controller core data demo
+design developer development device devices disk display dual echo edge edition electronics
+embedded emulation endian engineering ethernet evaluation express extended first flex
+freedom full game gateway general generation generic global google home honor inc. industrial
+intel international internet inverse kit laptop linux lion lite logic machine machines magic
+main mate max media micro mini model module modules nano network networks note open
+performance personal phone platform play plus point power pro prototype quad reference router
+semiconductor server shared shift single smart solutions space square starter steam storage
+summit surface swift system systems tablet technologies technology touch traverse tree
+ultimate version versatile video watch wireless zero zombie
+""".split())
+
+
+def _key_word(phrase: str) -> str | None:
+    """The word of a kernel phrase a line must hold to be read for it: the longest with a
+    digit, else the longest; no common word, nothing under four letters ("hardkernel
+    odroid-c2": "odroid-c2"; "turris omnia": "turris")."""
+    words = [w for w in phrase.split() if len(w) >= 4 and not w.isdigit()
+             and w not in COMMON_WORDS]
+    numbered = [w for w in words if any(c.isdigit() for c in w)]
+    return max(numbered or words, key=len) if words else None
