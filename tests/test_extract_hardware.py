@@ -304,20 +304,20 @@ def _line_pieces() -> list[str]:
     from mlx.extract.hwvocab import WEAK_WORDS
     return _pieces() + list(SHAPE_WORDS) + list(WEAK_WORDS) + [
         "ink", "k is", "-r", "c", "Dell", "ThinkPad", "debian-11", "i211", "X550-T2", "Rasp",
-        "AR9271", "arch", "İ", "ΑΣ"]
+        "AR9271", "arch", "İ", "ΑΣ", "Not tainted", "DMI:"]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_line_pieces()), max_size=12))
 @example(parts=["Intel", "\n", "E3-"])  # BODY_HW matches 8 back of "E3-": at "Intel"
 def test_line_words_are_the_lines_each_kind_of_word_stands_on(parts: list[str]) -> None:
-    from mlx.extract.hardware import SHAPE_WORDS, _line_words
+    from mlx.extract.hardware import LOG_WORDS, SHAPE_WORDS, _line_words
     from mlx.extract.hwvocab import BODY_HW, STRONG_LOWER, WEAK_WORDS, nic_tokens, platform_words
     text = "".join(parts)
     lines = list(enumerate(text.split("\n")))
     assert _line_words(text) == {
-        "strong": {i for i, line in lines
-                   if BODY_HW.search(line) or any(w in line for w in STRONG_LOWER)},
+        "strong": {i for i, line in lines if BODY_HW.search(line)
+                   or any(w in line for w in STRONG_LOWER + LOG_WORDS)},
         "shape": {i for i, line in lines if any(w in line for w in SHAPE_WORDS)},
         "weak": {i for i, line in lines if any(w in line for w in WEAK_WORDS)},
         "platform": {i for i, line in lines if any(w in line.lower() for w in platform_words())},

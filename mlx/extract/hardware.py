@@ -60,9 +60,12 @@ from mlx.text import TextCache, Words, matched_at
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
                "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
                "my machine", "est platform", "est machine", "erified on", "eproduced on",
-               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "Linux version",
-               "Machine model:", "DMI:", "Hardware name:", "gigE", "GigE", " board", " laptop",
-               " platform", "my router", "my system")
+               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "gigE", "GigE", " board",
+               " laptop", " platform", "my router", "my system")
+# a log's fields that name the machine: only the lines around them are read (a crash
+# report's stack trace holds no setup)
+LOG_WORDS = ("Linux version", "Machine model:", "DMI:", "Hardware name:", "Not tainted",
+             "ainted: ")
 
 # "3.5 Mpps", "940 Mbps": a rate written by hand (tested only where "ps" stands at all)
 RATE = re.compile(r"\d[ \t]?[kKmMG][bp]ps\b")
@@ -72,7 +75,8 @@ WINDOW = 6  # lines around a strong word read for the rest of a setup block
 # every prefilter word, by what it tells: "setup" (SETUP_WORDS), "rate" ("pps", "bps": a
 # RATE may stand), "lower" (STRONG_LOWER) and "strong" (the plain start of each STRONG
 # pattern: BODY_HW may match)
-STRONG_TAGS = {"lower": STRONG_LOWER, "strong": [literal_head(p) for p in STRONG]}
+STRONG_TAGS = {"lower": STRONG_LOWER, "strong": [literal_head(p) for p in STRONG],
+               "log": LOG_WORDS}
 
 PREFILTER = Words({"setup": SETUP_WORDS, "rate": ("pps", "bps"), **STRONG_TAGS}, PREFILTERS)
 
@@ -83,7 +87,7 @@ def _reading(head: str, hits: dict[str, list[int]]) -> str | None:
     # a RATE match ends with the "bps"/"pps" found, 4 or 5 characters after its digit
     if "setup" in hits or matched_at(RATE, head, hits.get("rate", ()), (4, 5)):
         return "deep"
-    if "lower" in hits or _confirmed(head, hits.get("strong", ())):
+    if "lower" in hits or "log" in hits or _confirmed(head, hits.get("strong", ())):
         return "strong"
     return None
 
@@ -119,8 +123,8 @@ def _line_words(text: str) -> dict[str, set[int]]:
     word, a platform word and a gazetteer model stand on, by "strong", "shape", "weak",
     "platform" and "model" (the last two as substrings of the lowercased text)."""
     hits = LINE_WORDS.hits(text)
-    ends = {"strong": hits.get("lower", []), "shape": hits.get("shape", []),
-            "weak": hits.get("weak", [])}
+    ends = {"strong": hits.get("lower", []) + hits.get("log", []),
+            "shape": hits.get("shape", []), "weak": hits.get("weak", [])}
     if "strong" in hits:
         ends["strong"] = ends["strong"] + _confirmed(text, hits["strong"])
     lowered = text.lower()
