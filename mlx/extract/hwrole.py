@@ -189,7 +189,9 @@ BUILD_MATRIX = re.compile(r"^[ \t]*(?:configs tested|tested configs)[ \t]*:|"
                           r"(?:gcc|clang)-\d")
 # "could you try the latest stable?", "please test on", "you might try", "if you run on":
 # a suggestion, a question or a condition, no machine that ran
-SUGGESTED = re.compile(r"(?i)\b(?:could|can|would|will) you\b|\bplease (?:try|test|use|run|"
+SUGGESTED = re.compile(r"(?i)\b(?:could|can|would|will) you\b|\b(?:won't|will not|wouldn't|"
+                       r"would not|doesn't|does not) work on\b|\bon any\b|"
+                       r"\bplease (?:try|test|use|run|"
                        r"check)\b|\byou (?:could|might|may|should|can) (?:try|test|use|run|"
                        r"check)\b|\b(?:have|did) you (?:tried|tested|try|test)\b|\bif you\b|"
                        r"\bwhether\b|\bhow about\b|\bwhat about\b")
@@ -203,6 +205,17 @@ NEGATED = re.compile(r"(?i)(?:\bnot|n't|\brather than|\binstead of|\bexcept(?: f
 STACK_LINE = re.compile(r"\b(?:RIP|RSP|RAX|RBX|RCX|RDX|RBP|RSI|RDI|R\d{1,2}|CR[0-4]|Code|"
                         r"pc|lr|sp|epc|ra)[ \t]*:[ \t]|\+0x[0-9a-f]+/0x[0-9a-f]+|"
                         r"\bCall Trace\b")
+
+
+def _cue_said(s: _Spot) -> bool:
+    """Does the fact's own sentence say something ran on it ("running OpenWrt 23.05",
+    "tested on OpenWrt")?"""
+    return RAN_ON.search(_sentence(s.text, s.span)) is not None
+
+
+# what says a machine ran the fact named in the sentence
+RAN_ON = re.compile(r"(?i)\b(?:tested|verified|reproduced|running|runs|ran|booted|installed|"
+                    r"measured|benchmarked)\b|\bon my\b|\bI (?:see|saw|get|got|use)\b")
 
 
 def _sentence(text: str, span: str) -> str:
@@ -338,6 +351,9 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
          and not _target_ran(s.span, s.text), "Tested: a build test on ramips"),
     Rule("test planned, offered or denied", lambda s: PLANNED.search(s.text) is not None,
          "I would like to test a QCA9377 on my box"),
+    Rule("the project, no release", lambda s: s.kind == "os"
+         and s.span.lower() in ("openwrt", "lede") and not _cue_said(s),
+         "See the OpenWrt ML for details; 940 Mbits/sec here."),
     Rule("build report", lambda s: s.at.subject.build_report,
          "configs tested: 150, built on an Intel Xeon E5-2690 host"),
     Rule("suggestion or question", lambda s: (sent := _sentence(s.text, s.span)).rstrip()
