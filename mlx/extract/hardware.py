@@ -60,8 +60,9 @@ from mlx.text import TextCache, Words, matched_at
 SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is Up", "uname",
                "lspci", "lscpu", "bits/sec", "10^6bits", "Trans/s", "running on", "my box",
                "my machine", "est platform", "est machine", "erified on", "eproduced on",
-               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "gigE", "GigE", " board",
-               " laptop", " platform", "my router", "my system")
+               ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "gigE", "GigE", "my board",
+               "our board", "my laptop", "my platform", "our platform", "my router",
+               "my system")
 # a log's fields that name the machine: only the lines around them are read (a crash
 # report's stack trace holds no setup)
 LOG_WORDS = ("Linux version", "Machine model:", "DMI:", "Hardware name:", "Not tainted",
@@ -153,6 +154,11 @@ def _platform_firsts() -> frozenset[str]:
 
 
 @cache
+def _kernel_keyset() -> frozenset[str]:
+    return frozenset(kernel_keys())
+
+
+@cache
 def _lower_words() -> Words:
     return Words({"platform": platform_words(), "model": nic_tokens()})
 
@@ -171,7 +177,7 @@ def _candidate(text: str, tags: set[str]) -> str | None:
                 not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(_platform_firsts()):
             return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
         keys = kernel_keys()
-        if hits := words.intersection(keys):
+        if hits := words & _kernel_keyset():
             line = f" {' '.join(split)} "
             if any(f" {phrase} " in line for key in hits for phrase in keys[key]):
                 return "words"  # "on my ODROID-C2", "a Sapphire Rapids host"

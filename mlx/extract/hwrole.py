@@ -241,7 +241,8 @@ class _Subject:
     def of(cls, subject: str | None, doc: Document | None = None) -> _Subject:
         low = (subject or "").lower()
         build = BUILD_REPORT.search(subject or "") is not None or (
-            doc is not None and any(BUILD_MATRIX.search(line.text) for line in doc.lines))
+            doc is not None and any(BUILD_MATRIX.search(line.text) for line in doc.lines
+                                    if "config" in line.text))
         return cls(low, "patch" in low and not parse_subject(subject).is_reply,
                    "patch" in low and DEVICE_SUPPORT.search(low) is not None, build)
 
