@@ -1,0 +1,307 @@
+"""The outline of a body: the labels, sections and commands its results stand under.
+
+A value's label is the words that name its run (``Before:``, ``with patch``, a table's
+row or column header, a legend's key), read with the lines above it: an outline of
+headings, labels that hold for the lines indented under them, the command typed above a
+run.  ``with_context`` gives each row found by ``mlx.extract.results`` its label,
+condition (baseline, patched), section, config and command."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mlx.extract.conditions import Label, condition_of, effective_conditions, resolve, short_name
+from mlx.extract.document import Document, outline_position
+from mlx.rows import ResultRow
+
+# pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
+COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
+                     r"\S{1,40}[ \t]+)?(iperf3|iperf|netperf|super_netperf|neper|tcp_rr|tcp_stream)"
+                     r"(?:[ \t]+[^\n]{0,300})?)$")
+PROMPT_HOST = re.compile(r"^(?:\[?[\w.-]{1,40}@)?([\w.-]{1,40})[ \t:]{1,3}[~/\w.-]{0,40}[ \t]*[#$]")
+# -- 0.0.20180708 w/napi_gro_receive patch --     == with patch ==     ** baseline **
+FENCED = re.compile(r"^(-{2,}|={2,}|\*{2,}|#{2,})[ \t]*([^\n]{0,120}?)[ \t]*"
+                    r"(?:-{2,}|={2,}|\*{2,}|#{2,})?$")
+# "On Tue, Mar 05, 2024 at 10:00:00AM +0100, Alice Novak wrote:": no label
+ATTRIBUTION = re.compile(r"(?i)\b(?:wrote|writes|said|schrieb|a écrit)[ \t]*:$")
+IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted connection|client "
+                           r"connecting|tcp window size|udp buffer size|iperf done|reverse mode|"
+                           r"starting test|test complete|\[\s*\d+\] local|\[ ?id\]|"
+                           r"-{2,3} [\w.:-]{1,60} ping statistics|"
+                           # flent's title over its summary: "Summary of tcp_2down run 'x':"
+                           r"summary of [\w-]{1,40} run ')")
+# "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
+# (one cell: a table header "   on      off" or "XDP stats     CPU     pps" is no label)
+SHORT_LABEL = re.compile(r"^(?!.*\S {3,}\S)[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))"
+                         r"[^.,;!?\t]{0,50}?[\w)]$")
+# what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
+TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
+                        r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
+                        r"^(?:iperf|netperf) |^-{2,3} [\w.:-]{1,60} ping statistics|^PING ")
+# "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
+SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
+# the pair key of a table whose rows are the sides ("before | ..." / "after | ...")
+ROW_SIDES = re.compile(r"\.c\d+$")
+
+
+def parse_command(command: str) -> dict[str, Any]:
+    """streams, reverse, protocol, duration, test of an iperf/netperf invocation."""
+    toks = command.split()
+    out: dict[str, Any] = {}
+    tool = next((t for t in toks if t in ("iperf3", "iperf", "netperf", "super_netperf",
+                                          "neper")), "")
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if t in ("-P", "--parallel") and nxt.isdigit():
+            out["streams"] = int(nxt)
+        elif re.fullmatch(r"-P\d{1,4}", t):
+            out["streams"] = int(t[2:])
+        elif t in ("-R", "--reverse"):
+            out["reverse"] = True
+        elif t in ("-u", "--udp"):
+            out["protocol"] = "udp"
+        elif t == "--bidir":
+            out["bidir"] = True
+        elif t in ("-t", "--time", "-l") and re.fullmatch(r"\d{1,6}(\.\d+)?", nxt):
+            out["duration"] = float(nxt)
+        elif t == "-t" and re.fullmatch(r"[A-Z][A-Z0-9_]{2,30}", nxt):
+            out["test"] = nxt
+    if tool == "super_netperf" and len(toks) > 1 and toks[1].isdigit():
+        out["streams"] = int(toks[1])
+    if tool.startswith("iperf"):
+        out.setdefault("protocol", "tcp")
+        out["tool"] = "iperf3" if tool == "iperf3" else "iperf2"
+    elif tool:
+        out["tool"] = "netperf" if "netperf" in tool else tool
+    return out
+
+
+@dataclass
+class _Label:
+    indent: int
+    text: str
+    condition: str | None
+    at: int = -1  # the line it stands on
+
+
+@dataclass
+class _Context:
+    labels: list[_Label] = field(default_factory=list)  # outer first
+    section: str | None = None
+    command: str | None = None
+    host: str | None = None
+    cmd: dict[str, Any] = field(default_factory=dict)
+    command_labels: int = 0  # labels open when the command was typed
+
+    def set_command(self, command: str) -> None:
+        self.command, self.cmd = command, parse_command(command)
+        self.command_labels = len(self.labels)
+
+    def push(self, indent: int, text: str | None, at: int = -1) -> None:
+        while self.labels and self.labels[-1].indent >= indent:
+            self.labels.pop()
+        self.close_labels(len(self.labels))
+        if text:
+            self.labels.append(_Label(indent, text, condition_of(text), at))
+
+    def close_labels(self, keep: int = 0) -> None:
+        """Keep the outer ``keep`` labels; a command typed under a label that closes ran
+        only the runs of that label ("WITH: $ iperf3 -P4 ..." then "WITHOUT: ...")."""
+        del self.labels[keep:]
+        if keep < self.command_labels:
+            self.command, self.cmd, self.command_labels = None, {}, 0
+
+
+def _prose_label(doc: Document, i: int) -> str:
+    """The label a sentence ending in ":" gives the runs below it: its own words, with the
+    line above it when the sentence started there."""
+    text = doc.text(i).strip().rstrip(":")
+    if i > 0 and doc.text(i - 1).strip() and not doc.text(i - 1).rstrip().endswith((".", ":")):
+        text = doc.text(i - 1).strip() + " " + text
+    return text[-120:]
+
+
+def _sentence(text: str) -> bool:
+    """A line of prose: eight words or more, most of them no numbers."""
+    words = text.split()
+    return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words)
+
+
+# "             Microseconds Microseconds": a line of netperf -O's column titles, no label
+OMNI_HEAD = re.compile(r"(?i)^[ \t]*(?:(?:minimum|maximum|mean|stddev|\d{2}th|percentile|latency|"
+                       r"microseconds|throughput|units|transaction|rate|tran/s|local|remote|"
+                       r"cpu|util|%)[ \t]*)+$")
+
+
+def _label_text(text: str) -> tuple[bool, str | None]:
+    """(is a label line, its label) for one line; None clears the label."""
+    s = text.strip()
+    if OMNI_HEAD.match(s):
+        return False, None
+    if s.startswith(("- ", "* ", "\u2022 ")):
+        s = s[2:].strip()  # "- Before this change:": a bulleted label
+    if not s or len(s) > 120 or IPERF_CHATTER.match(s) or ATTRIBUTION.search(s):
+        return False, None
+    if m := FENCED.match(s):
+        inner = m.group(2).strip(" -=*#")
+        if inner:
+            return True, inner
+        return (len(s) <= 4), None  # "--" alone closes a labelled block
+    words = len(s.split())
+    if s.endswith(":") and words <= 14 and not s.startswith("["):
+        return True, s[:-1].strip()
+    if words <= 8 and condition_of(s) and not s.endswith((".", ",")):
+        return True, s
+    return False, None
+
+
+def with_context(found: list[tuple[int, ResultRow]], doc: Document,
+                  title: str | None = None) -> list[ResultRow]:
+    by_line: dict[int, list[ResultRow]] = {}
+    for i, r in found:
+        by_line.setdefault(i, []).append(r)
+    ctx: dict[int, _Context] = {}
+    out: list[ResultRow] = []
+    for i in range(max(by_line) + 1):
+        line = doc.lines[i]
+        c = ctx.setdefault(line.depth, _Context())
+        if i in by_line:
+            if _sentence(line.text) and any(r.tool == "inline" for r in by_line[i]):
+                c.close_labels()  # a value in a sentence: no label above it names its run
+            out += [_contextualise(r, c, line.depth, i, line.text) for r in by_line[i]]
+            if line.text.rstrip().endswith(":") and doc.next_text(i) not in by_line:
+                # "a baseline average of ~9009.96Mbps:" over the runs it averages
+                c.push(outline_position(line.text)[0], _prose_label(doc, i), i)
+            continue
+        if line.in_diff:
+            continue
+        text = line.text
+        if (m := COMMAND.search(text)) and ("-" in m.group(1) or "netperf" in m.group(2)):
+            c.set_command(m.group(1).strip())
+            if h := PROMPT_HOST.match(text):
+                c.host = h.group(1)
+            continue
+        is_label, label = _label_text(text)
+        indent = outline_position(text)[0]
+        nxt = doc.next_text(i)
+        if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
+                not OMNI_HEAD.match(text) and (
+                nxt in by_line or TOOL_START.search(doc.text(nxt))):
+            is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
+        if not is_label:
+            if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
+                c.close_labels()  # a paragraph of prose ends what the labels above it named
+            continue
+        if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[0] \
+                and not COMMAND.search(doc.text(nxt)) and \
+                outline_position(doc.text(nxt))[0] <= indent:
+            c.section = label  # a heading above labels that repeat
+            c.close_labels()
+        else:
+            c.push(indent, label, i)
+    return _implied_conditions(_legend_labels(out, doc), title)
+
+
+# " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words
+LEGEND_KEY = re.compile(r"^[ \t]*\(?((?:\d{1,2}|[A-Za-z]{1,2}\d{0,2})(?:\.[a-z0-9]{1,2})?)\)[ \t]+"
+                        r"(\S[^\n]{3,})$")
+
+
+def _legend_labels(rows: list[ResultRow], doc: Document) -> list[ResultRow]:
+    """Runs given by a scenario key ("1.a) avg. 939.34 kpps") that an earlier line of the
+    same quote depth defines with a condition ("1.a) vanilla kernel with ..."): the
+    definition is their label."""
+    keys = [m.group(1) if r.label is None and r.pair is None and
+            (m := LEGEND_KEY.match(r.line or "")) else None for r in rows]
+    keyed = [(k, r.line_no) for k, r in zip(keys, rows, strict=True) if k is not None]
+    if not keyed:
+        return rows
+    legend: dict[tuple[str, int], str] = {}
+    wanted = {k for k, _ in keyed}
+    for i in range(min(min(n for _, n in keyed) - 1, len(doc))):
+        line = doc.lines[i]
+        m = LEGEND_KEY.match(line.text)
+        if m and m.group(1) in wanted and condition_of(m.group(2)):
+            legend.setdefault((m.group(1), line.depth), m.group(2).strip().rstrip(";,.")[:120])
+    out = []
+    for k, r in zip(keys, rows, strict=True):
+        words = legend.get((k, r.quote_depth)) if k is not None else None
+        out.append(replace(r, label=f"{k}) {words}", condition=condition_of(words))
+                   if words else r)
+    return out
+
+
+def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list[ResultRow]:
+    """Conditions the labels of one quote depth imply beside each other: "net-next +
+    IP6IP support" is the patched run of "net-next (baseline)", "mainline" the baseline
+    of "mainline + frag recycling"; of two labels with no condition, the one the patch
+    title names ("io_uring" beside "epoll" under "io_uring zero copy rx") is patched."""
+    out = rows
+    for depth in {r.quote_depth for r in rows}:
+        labels = list(dict.fromkeys((r.label, r.condition) for r in rows
+                                    if r.quote_depth == depth and r.label is not None))
+        implied = dict(effective_conditions(labels, title))
+        # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla"; "baseline
+        # hash" beside "baseline rbtree": references, no side); a label whose runs have
+        # different conditions (from the outline above them) keeps theirs
+        names = [name for name, _ in labels]
+        implied = {name: cond for name, cond in implied.items() if names.count(name) == 1}
+        if any(implied.get(name, cond) != cond for name, cond in labels):
+            out = [replace(r, condition=implied[r.label]) if r.quote_depth == depth and
+                   r.label in implied and r.condition != implied[r.label] else r for r in out]
+    return out
+
+
+def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, str | None,
+                                                            list[str], list[str]]:
+    """(label, condition, config, scope) of a value from the labels around it, innermost
+    first (``conditions.resolve``): a prefix on its own line (iperf's ``Before: [ 5]``),
+    the reader's own label and inner name, the outline above."""
+    inner = []
+    if r.config:
+        prefix = r.tool.startswith("iperf")  # a word in front of a pasted tool line
+        inner.append(Label(r.config, "prefix" if prefix else "inner",
+                           condition_of(r.config) if prefix else None))
+    place = "line" if r.tool in ("inline", "summary") else "own"  # prose: on its own line
+    own = [Label(r.label, place, r.condition)] if r.label is not None else []
+    outline = [Label(lab.text, "outline", lab.condition, lab.at) for lab in reversed(labels)]
+    got = resolve(inner + own + outline)
+    return got.label, got.condition, list(got.config), list(got.scope)
+
+
+def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> ResultRow:
+    cmd = c.cmd
+    tool = r.tool
+    if tool.startswith("iperf") and cmd.get("tool", "").startswith("iperf"):
+        tool = cmd["tool"]
+    test = r.test
+    if tool == "netperf" and cmd.get("test") and (test is None or r.tool == "netperf"):
+        test = cmd["test"] if test is None or test.split("_")[-1] in cmd["test"] else test
+    if tool.startswith("iperf") and cmd.get("protocol") == "udp":
+        test = "udp"
+    sender_host = None
+    if tool == "iperf3" and c.command and " -c" in c.command:
+        sender_host = "server" if cmd.get("reverse") else "client"
+    pair = r.pair
+    if pair is not None and (pair.endswith("block") or ROW_SIDES.search(pair)) and any(
+            lab.condition for lab in c.labels):
+        # "Download: / Upload:" under "without the series:", a test script's "baseline hash:"
+        # rows under "After change:": fields of one side, not sides
+        pair = None
+    if pair is not None:  # the text paired these itself: its labels are the condition
+        label, condition = r.label, r.condition
+        inner = [lab.text for lab in c.labels if lab.condition is None][-1:]
+        scope = [r.config] if r.config else inner
+        config = [n for x in scope if (n := short_name(x)) is not None]
+    else:
+        label, condition, config, scope = _resolve(r, c.labels)
+    return replace(
+        r, tool=tool, test=test, label=label, condition=condition, section=c.section, pair=pair,
+        config=" / ".join(config) if config else None,
+        scope=" / ".join(scope) if scope else None,
+        command=c.command, quoted=depth > 0, quote_depth=depth, line_no=r.line_no or i + 1,
+        line=text.strip()[:500], host=c.host, streams=cmd.get("streams"),
+        reverse=cmd.get("reverse"), protocol=cmd.get("protocol"), duration=cmd.get("duration"),
+        sender_host=sender_host)
