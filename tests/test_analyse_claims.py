@@ -304,3 +304,16 @@ def test_usable_rows_prefer_a_runs_sum_to_its_streams() -> None:
     # no stream rows at all: every summary row with a value stays
     assert _usable(rows[rows.stream.isna()]).value_norm.tolist() == []
     assert _usable(pd.DataFrame([row("x", None, 1.0)])).value_norm.tolist() == [1.0]
+
+
+def test_robot_claims_are_signed_and_say_which_way_is_better(tmp_path) -> None:
+    """LKP-shaped reports (tests/data/claims/robot.mbox): delta_pct is signed by the table's
+    values, lower_is_better follows what the robot calls a regression (a latency that rose),
+    and the robot's own "noticed a -3.2% regression" sentence is no second, prose claim."""
+    store = str(tmp_path / "s")
+    mlx.ingest([str(ROOT / "tests/data/claims/robot.mbox")], store=store, workers=1)
+    c = mlx.load(store).claims
+    rows = sorted(zip(c.kind, c.metric, c.delta_pct.round(1), c.verdict, c.lower_is_better),
+                  key=str)
+    assert rows == [("robot", "Throughput_Mbps", -3.2, "regression", False),
+                    ("robot", "latency", 12.0, "regression", True)]

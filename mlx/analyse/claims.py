@@ -383,8 +383,11 @@ def build_claims(frames: ClaimFrames, noise_pct: float = NOISE_PCT) -> pd.DataFr
     paired = {c["uid"] for c in measured}
     measured += [c for c in thread_claims(usable, messages, paired, noise_pct, usable=True)
                  if _about_a_change(c, patch_of, titles)]
+    # a robot's report states its own comparison in words too ("kernel test robot
+    # noticed a -3.2% regression of ..."): the robot claim is that claim
+    robots = set(reports.uid)
     prose = [c for c in prose_claims(statements, measured, messages, titles)
-             if _about_a_change(c, patch_of, titles)]
+             if _about_a_change(c, patch_of, titles) and c["uid"] not in robots]
     rows = [c for c in measured + prose + robot_claims(reports, statements)
             if c.get("verdict") in VERDICTS]
     if not rows:

@@ -108,6 +108,16 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
         table = rows[(rows.uid == rep.uid) & (rows.metric == rep.metric)]
         t = table.iloc[0] if len(table) else None
         metric = rep.metric or ""
+        change = rep.change_pct if known(rep.change_pct) else None
+        base = t.baseline_value if t is not None and known(t.baseline_value) else None
+        head = t.patched_value if t is not None and known(t.patched_value) else None
+        if base and head is not None:
+            change = (head - base) / abs(base) * 100  # signed by the values
+        # what the robot calls a regression tells which way is better: a rise that
+        # regresses is a latency's, a time's, a cost's
+        lower: bool | None = None
+        if change is not None and abs(change) > 0 and rep.verdict in ("regression", "improvement"):
+            lower = (change > 0) == (rep.verdict == "regression")
         out.append({
             "uid": rep.uid, "kind": "robot", "tool": metric.split(".")[0] or None,
             "test": metric or None, "metric": metric.split(".", 1)[-1] or None,
@@ -115,6 +125,6 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
             "baseline_value": (t.baseline_value if t is not None else None),
             "patched_label": (t.head_commit if t is not None else rep.commit),
             "patched_value": (t.patched_value if t is not None else None),
-            "delta_pct": rep.change_pct, "verdict": rep.verdict, "stated_pct": rep.change_pct,
-            "statement": rep.title})
+            "delta_pct": change, "verdict": rep.verdict, "stated_pct": rep.change_pct,
+            "lower_is_better": lower, "statement": rep.title})
     return out
