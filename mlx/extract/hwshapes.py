@@ -270,7 +270,7 @@ def prompt(text: str) -> re.Match[str] | None:
 # " with", a comma or a parenthesis); "CPU: 3 PID: ..." (an oops) and numbers give none
 KEYED = {"nic": "nic", "nics": "nic", "network card": "nic", "ethernet": "nic",
          "network adapter": "nic", "board": "board", "platform": "board", "machine": "board",
-         "hardware": "board", "device": "board", "system": "board", "laptop": "board",
+         "hardware": "board", "laptop": "board",
          "soc": "cpu", "cpu": "cpu", "processor": "cpu", "wifi": "wifi", "wlan": "wifi"}
 KEY_VALUE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?i:(?:test |dut |my )?("
                        + "|".join(sorted(KEYED, key=len, reverse=True)) +
