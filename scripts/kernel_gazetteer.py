@@ -37,7 +37,7 @@ import re
 import subprocess
 import sys
 import tarfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "mlx" / "extract" / "data"
@@ -254,7 +254,7 @@ def driver_rows(path: str, text: str, vendor_dirs: set[str]) -> Iterator[tuple[s
             yield core[2:].rstrip("0123456789"), "nic"
 
 
-def rows(files: Iterable[tuple[str, str]], known: set[str] = frozenset()  # type: ignore[assignment]
+def rows(files: Iterable[tuple[str, str]], known: Collection[str] = frozenset()
          ) -> list[tuple[str, str, str]]:
     """(phrase, kind, source path) of every name the files give, one per phrase, sorted;
     ``known`` phrases (the PCI/USB gazetteer's) are left out."""

@@ -313,7 +313,7 @@ def test_robot_claims_are_signed_and_say_which_way_is_better(tmp_path) -> None:
     store = str(tmp_path / "s")
     mlx.ingest([str(ROOT / "tests/data/claims/robot.mbox")], store=store, workers=1)
     c = mlx.load(store).claims
-    rows = sorted(zip(c.kind, c.metric, c.delta_pct.round(1), c.verdict, c.lower_is_better),
-                  key=str)
+    rows = sorted(zip(c.kind, c.metric, c.delta_pct.round(1), c.verdict, c.lower_is_better,
+                      strict=True), key=str)
     assert rows == [("robot", "Throughput_Mbps", -3.2, "regression", False),
                     ("robot", "latency", 12.0, "regression", True)]

@@ -41,14 +41,13 @@ from mlx.extract.hwshapes import (
 )
 from mlx.extract.hwvocab import (
     BODY_HW,
-    MAKERS,
     STRONG,
     STRONG_LOWER,
     WEAK_WORDS,
     kernel_keys,
     literal_head,
     nic_tokens,
-    platform_phrases,
+    platform_firsts,
     platform_words,
 )
 from mlx.extract.nlp import hardware_entities
@@ -146,14 +145,6 @@ def _lines_at(text: str, ends: dict[str, list[int]]) -> dict[str, set[int]]:
 
 
 @cache
-def _platform_firsts() -> frozenset[str]:
-    """The platform words but the kernel phrases' keys (a line holding a key is read only
-    if it holds one of its phrases whole)."""
-    return platform_words() - frozenset(kernel_keys()) | frozenset(
-        p.lower().split()[0] for _, p in platform_phrases()) | frozenset(MAKERS)
-
-
-@cache
 def _kernel_keyset() -> frozenset[str]:
     return frozenset(kernel_keys())
 
@@ -173,8 +164,8 @@ def _candidate(text: str, tags: set[str]) -> str | None:
     if "platform" in tags:
         split = text.lower().translate(WORD_EDGE).split()
         words = set(split)
-        if not words.isdisjoint(_platform_firsts()) or \
-                not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(_platform_firsts()):
+        if not words.isdisjoint(platform_firsts()) or \
+                not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_firsts()):
             return "words"  # "Dell XPS 13", "a 'debian-11.1' rootfs"
         keys = kernel_keys()
         if hits := words & _kernel_keyset():

@@ -354,10 +354,15 @@ def patterns() -> list[dict[str, Any]]:
 
 @cache
 def platform_words() -> frozenset[str]:
-    """The first word of every platform phrase and the makers, lowercase: a line holding
-    none names none."""
-    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS
-                     + list(kernel_keys()))
+    """The words a line must hold to name a platform, lowercase: the first word of every
+    platform phrase, the makers (``platform_firsts``) and the kernel phrases' keys."""
+    return platform_firsts() | frozenset(kernel_keys())
+
+
+@cache
+def platform_firsts() -> frozenset[str]:
+    """The first word of every platform phrase and the makers, lowercase."""
+    return frozenset([p.lower().split()[0] for _, p in platform_phrases()] + MAKERS)
 
 
 @cache
