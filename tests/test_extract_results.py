@@ -290,3 +290,26 @@ def test_rate_prefilter_tries_only_where_pps_or_tps_stand(text: str) -> None:
     """Trying BODY_RATE at the "pps"/"tps" hits finds what a search of the whole text does."""
     from mlx.extract.results import BODY_RATE, may_hold_results
     assert may_hold_results(text) == (BODY_RATE.search(text) is not None)
+
+
+@pytest.mark.parametrize(("text", "holds"), [
+    ("throughput went from 9.1 Mb/s to 9.4 Mb/s", True),
+    ("copied at 2.1GB/s", True),
+    ("410 MiB/s with the patch", True),
+    ("netperf -t TCP_STREAM -H 192.0.2.1", True),
+    ("super_netperf 200 -t UDP_RR", True),
+    ("avg 12.3 usec", True),
+    ("tcrypt: test 0 (128 bit key): 6066473 operations in 1 seconds", True),
+    ("64 bytes from 192.0.2.2: icmp_seq=1 ttl=64 time=0.198 ms", True),
+    # the same words in paths, code and prose
+    ("diff --git a/src/rule.c b/src/rule.c", False),
+    ("see lib/string.c and drivers/usb/serial/", False),
+    ("fd = socket(AF_INET, SOCK_STREAM, 0); policy = SCHED_RR;", False),
+    ("tv.tv_usec = 0; delay = usecs_to_jiffies(10);", False),
+    ("the operations in this path take a lock", False),
+])
+def test_prefilter_words_in_code_and_paths_are_no_unit(text: str, holds: bool) -> None:
+    """A unit or test name that also stands in paths and code counts only in its own shape:
+    the patches and robot reports full of paths are not read line by line."""
+    from mlx.extract.results import may_hold_results
+    assert may_hold_results(text) is holds

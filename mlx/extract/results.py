@@ -28,14 +28,29 @@ from mlx.rows import ResultRow
 from mlx.subjects import parse_subject
 from mlx.text import Words, matched_at
 
-# a body without any of these holds no result: most messages stop here (all found in
-# one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings", "https", so they
-# count only where BODY_RATE finds a rate)
-SLASH_TOKENS = PREFILTER_WORDS
-BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_STREAM", "_RR", "_MAERTS", "THROUGHPUT",
-               "operations in", "opers/sec", "data pts",
-               "Interim", "usec", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
-               "nstat", tools.OPENSSL_LEGEND)
+# words that also stand in code, paths and prose: a unit or a test name only in the shape
+# beside them (read where the scan found the word, in a window around it)
+CONFIRMED = {
+    # "10 Mb/s" "2.1GB/s" "MiB/s" "b/sec", not "lib/string.c", "usb/serial", "+++ b/src"
+    "b/s": (BARE_SLASH := re.compile(r"(?<![A-Za-z_/.-])[kKmMgGtT]?i?[bB]/s(?:ec)?"
+                                     r"(?![A-Za-z_/.])")),
+    "B/s": BARE_SLASH,
+    # "avg 12.3 usec" "usec/Tran", not "tv_usec", "usecs_to_jiffies(10)"
+    "usec": re.compile(r"(?<![A-Za-z_])usecs?(?![A-Za-z_(])"),
+    # netperf's "TCP_STREAM" "UDP_RR" "TCP_CRR", not "SOCK_STREAM", "SCHED_RR"
+    "_STREAM": (NETPERF_TEST := re.compile(r"(?<![A-Za-z_])(?:TCP|UDP|SCTP|DLC[OL]|DG|STREAM)_"
+                                           r"(?:STREAM|C?RR)\b")),
+    "_RR": NETPERF_TEST,
+    # tcrypt's "6066473 operations in 1 seconds", not "the operations in this path"
+    "operations in": re.compile(r"\d operations in \d"),
+}
+# a body without any of these (or of CONFIRMED) holds no result: most messages stop here
+# (all found in one pass, PREFILTER below; "pps" and "tps" also sit inside "mappings",
+# "https", so they count only where BODY_RATE finds a rate)
+SLASH_TOKENS = tuple(w for w in PREFILTER_WORDS if w not in CONFIRMED)
+BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_MAERTS", "THROUGHPUT", "opers/sec",
+               "data pts", "Interim", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
+               "icmp_seq", "nstat", tools.OPENSSL_LEGEND)
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
 # a digit followed by a unit: the line may hold a value
 UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
@@ -43,15 +58,19 @@ UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|B
 # "4104882": a number alone on its line
 BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
-# the prefilter's words in one pass: a unit or a tool's word ("unit"), or "pps"/"tps"
-# where a rate may stand ("rate")
-PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps")}, PREFILTERS)
+# the prefilter's words in one pass: a unit or a tool's word ("unit"), "pps"/"tps" where a
+# rate may stand ("rate"), each CONFIRMED word (its own tag)
+PREFILTER = Words({"unit": SLASH_TOKENS + BODY_TOKENS, "rate": ("pps", "tps"),
+                   **{word: (word,) for word in CONFIRMED}}, PREFILTERS)
 
 
 def may_hold_results(body: str) -> bool:
     """The cheap prefilter: a unit or a tool's word somewhere in the body."""
     hits = PREFILTER.hits(body)
     if "unit" in hits:
+        return True
+    if any(CONFIRMED[w].search(body, max(end - 16, 0), end + 8)
+           for w, ends in hits.items() if w in CONFIRMED for end in ends):
         return True
     # a BODY_RATE match ends one past a "pps"/"tps" and starts 2-5 characters before
     # its end: tried there only, not at every digit and blank of the body
