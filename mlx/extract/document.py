@@ -16,7 +16,7 @@ marker), which the label outline reads.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from mlx.extract import iperf
 from mlx.text import Scanner, pasted_commits, split_quote
@@ -31,6 +31,9 @@ ENDS_WITH_NUMBER = re.compile(r"\d(?:\.\d+)?[ \t]*$")
 # "(0.3%)  receiver", "2588/862067 (0.3%)  sender": the tail of a wrapped iperf3 UDP summary
 UDP_TAIL = re.compile(r"^(?:\d{1,12}/\d{1,12}[ \t]+)?\(\d{1,3}(?:\.\d{1,9})?%\)[ \t]+"
                       r"(?:sender|receiver)$")
+# a body without these has no wrap _join_wraps joins (sender/receiver, a UDP tail, a lone
+# unit, an lspci line)
+WRAP_WORDS = ("sender", "receiver", "bits/sec", "bps", "bit/s", "pps", "controller:")
 FOOTER_RULE = re.compile(r"^_{20,}[ \t]*$")
 SIGNATURE_LINES = 8  # a signature is short: more lines after "-- " are a message's own text
 # "  - net-next (baseline):"  "* idle link:"  "1. with the patch"  "a) ..."
@@ -48,8 +51,9 @@ def head(body: str) -> str:
     return body if cut < 0 else body[:cut]
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
+    """One line of a body (a tuple: a Document holds thousands, built per message)."""
+
     depth: int  # quote depth: 0 for own text
     text: str  # without the quote prefix; wrapped continuations joined
     in_diff: bool = False
@@ -63,11 +67,14 @@ class Document:
         if not body.isascii():
             body = body.translate(SPACES)  # "[\xa0 3] 0.0-2.0 sec\xa0 12.0 GBytes": HTML mailers
         raw = body.split("\n")
-        split = [split_quote(ln) for ln in raw]
+        # (a line without ">" near its start is unquoted: most lines, not split)
+        split = [split_quote(ln) if ">" in ln[:16] else (0, ln) for ln in raw]
         if "\ncommit " in body:  # a pasted commit is another author's text: as if quoted
             pasted = pasted_commits(raw)
             split = [(max(d, 1), t) if i in pasted else (d, t) for i, (d, t) in enumerate(split)]
-        self.lines = _mark_signature(_mark_diffs(_join_wraps(split)))
+        if any(w in body for w in WRAP_WORDS):
+            split = _join_wraps(split)
+        self.lines = _mark_signature(_mark_diffs(split))
 
     @classmethod
     def of(cls, body: str) -> Document:
@@ -148,9 +155,9 @@ def _mark_signature(lines: list[Line]) -> list[Line]:
         if lines[k].depth == 0 and lines[k].text in ("-- ", "--") and not lines[k].in_diff:
             rest = [ln for ln in lines[k + 1:end] if ln.text.strip()]
             if 0 < len(rest) <= SIGNATURE_LINES and all(ln.depth == 0 for ln in rest):
-                return lines[:k + 1] + [replace(ln, in_signature=True) for ln in lines[k + 1:]]
+                return lines[:k + 1] + [Line(*ln[:3], True) for ln in lines[k + 1:]]
             break
-    return lines[:end] + [replace(ln, in_signature=True) for ln in lines[end:]]
+    return lines[:end] + [Line(*ln[:3], True) for ln in lines[end:]]
 
 
 def _mark_quoted_signatures(lines: list[Line]) -> list[Line]:
@@ -165,17 +172,18 @@ def _mark_quoted_signatures(lines: list[Line]) -> list[Line]:
         if stop - k - 1 <= SIGNATURE_LINES:
             if out is lines:
                 out = list(lines)
-            out[k + 1:stop] = [replace(ln, in_signature=True) for ln in lines[k + 1:stop]]
+            out[k + 1:stop] = [Line(*ln[:3], True) for ln in lines[k + 1:stop]]
     return out
 
 
 def _mark_diffs(split: list[tuple[int, str]]) -> list[Line]:
     out: list[Line] = []
+    new = tuple.__new__
     in_diff = False
     for depth, text in split:
         if text.startswith(HUNK_START):
             in_diff = True
         elif in_diff and not (text[:1] in ("+", "-", " ", "@", "\\") or text.startswith("index ")):
             in_diff = False
-        out.append(Line(depth, text, in_diff))
+        out.append(new(Line, (depth, text, in_diff, False)))  # Line(...), a call less
     return out
