@@ -103,7 +103,7 @@ def run_chunk(chunk: Chunk, sink: Sink,
             records.append(item)
     res.bytes, res.deleted = stats.bytes, stats.deleted
     rows: dict[str, list[list[Any]]] = {name: [] for name in EXTRACTORS}
-    with nlp.zone():  # the strings this chunk's texts add to spaCy's Vocab go with it
+    with nlp.zone():  # in a grown worker, the strings this chunk adds to spaCy's Vocab go
         for n, r in enumerate(records):  # message by message: the extractors share its read
             for ex in EXTRACTORS.values():
                 got = _extracted(ex, r) if ex.name in extract else []

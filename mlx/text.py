@@ -125,7 +125,10 @@ class Scanner:
             import ahocorasick_rs
 
             words = list(self.words)
-            built = (ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MatchKind.Standard),
+            # a DFA: twice as fast a scan as the default NFA (0.16 s against 0.34 s for the
+            # 65 MB of netfilter-devel's heads), for some memory on a few thousand words
+            built = (ahocorasick_rs.AhoCorasick(words, matchkind=ahocorasick_rs.MatchKind.Standard,
+                                                implementation=ahocorasick_rs.Implementation.DFA),
                      [frozenset(self.words[w]) for w in words])
             self._auto = built
         return built

@@ -71,11 +71,18 @@ def test_the_hardware_tokenizer_keeps_model_numbers_whole() -> None:
                                      "6.7.0-rc1", ")"]
 
 
-def test_a_memory_zone_gives_back_the_strings_a_chunk_added() -> None:
+def test_a_memory_zone_gives_back_the_strings_a_chunk_added(monkeypatch) -> None:
+    """Once the Vocab has grown by ZONE_FREE_STRINGS, a chunk's strings go with its zone;
+    before, they stay (the tokenizers cache the words of a process's first chunks)."""
     from mlx.extract.hardware import extract_hardware
     nlp.hardware()
     strings = nlp.english().vocab.strings
     before = len(strings)
     with nlp.zone():
         extract_hardware("Tested on a Xeon E5-2699 with qzx9321-unique-token-a7 and more.\n")
+    assert len(strings) > before  # kept: the Vocab is young
+    monkeypatch.setattr(nlp, "ZONE_FREE_STRINGS", 0)
+    before = len(strings)
+    with nlp.zone():
+        extract_hardware("Tested on a Xeon E5-2699 with qzx9321-unique-token-b8 and more.\n")
     assert len(strings) == before

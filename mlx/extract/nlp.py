@@ -15,13 +15,14 @@
 spaCy is imported here only, on first use: ``mlx info``, ``claims``, ``sql``, ``show`` and
 ``report`` never load it.  The local engine builds both pipelines on a thread before its
 pool forks (``mlx.pipeline.warm_up``), so its workers share them; a Dask worker builds
-them once.  Long-lived workers read each chunk in a ``memory_zone`` (``zone``), so the
-strings of a chunk's texts do not pile up in the ``Vocab``.
+them once.  Once a worker's ``Vocab`` has grown by ``ZONE_FREE_STRINGS``, it reads each
+chunk in a ``memory_zone`` (``zone``), so the strings of later chunks do not pile up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ _BUILT = threading.Lock()  # a warm-up thread may be building them
 _ENGLISH: Any = None
 _EFFECTS: Any = None
 _HARDWARE: Any = None
+_BASE_STRINGS = 0  # the Vocab's strings once both pipelines were built (``zone``)
 BATCH = 256  # texts per nlp.pipe batch
 
 
@@ -48,6 +50,8 @@ def english() -> Language:
             nlp = spacy.blank("en")
             nlp.add_pipe("sentencizer")
             _ENGLISH = nlp
+            global _BASE_STRINGS
+            _BASE_STRINGS = len(nlp.vocab.strings)
     return _ENGLISH
 
 
@@ -61,10 +65,31 @@ def effects() -> Matcher:
             from spacy.matcher import Matcher
 
             from mlx.extract.statements import effect_patterns
-            matcher = Matcher(nlp.vocab)
-            matcher.add("EFFECT", effect_patterns())
+            # (patterns with lexeme flags are not the schema's: checked by their tests)
+            matcher = Matcher(nlp.vocab, validate=False)
+            flags: dict[tuple[str, str], int] = {}
+            matcher.add("EFFECT", [[_flagged(nlp.vocab, tok, flags) for tok in pattern]
+                                   for pattern in effect_patterns()])
             _EFFECTS = matcher
     return _EFFECTS
+
+
+def _flagged(vocab: Any, token: dict[str, Any], flags: dict[tuple[str, str], int]
+             ) -> dict[Any, Any]:
+    """A token pattern whose ``{"LOWER"|"TEXT": {"REGEX": ...}}`` is a lexeme flag: the
+    regex then runs once per word the Vocab holds, not once per token it is tried on."""
+    out: dict[Any, Any] = {}
+    for key, value in token.items():
+        if key in ("LOWER", "TEXT") and isinstance(value, dict) and set(value) == {"REGEX"}:
+            if (key, value["REGEX"]) not in flags:
+                rx = re.compile(value["REGEX"])
+                flags[key, value["REGEX"]] = vocab.add_flag(
+                    (lambda text, rx=rx: rx.search(text.lower()) is not None) if key == "LOWER"
+                    else (lambda text, rx=rx: rx.search(text) is not None))
+            out[flags[key, value["REGEX"]]] = True
+        else:
+            out[key] = value
+    return out
 
 
 @dataclass(frozen=True)
@@ -136,6 +161,8 @@ def hardware() -> Language:
     with _BUILT:
         if _HARDWARE is None:
             _HARDWARE = _hardware(vocab)
+            global _BASE_STRINGS
+            _BASE_STRINGS = len(vocab.strings)
     return _HARDWARE
 
 
@@ -167,13 +194,20 @@ def hardware_entities(texts: list[str]) -> Iterator[list[tuple[str, str]]]:
         yield [(ent.label_, ent.text) for ent in doc.ents]
 
 
+# strings the Vocab may gain outside memory zones (some 10 MiB with their lexemes)
+ZONE_FREE_STRINGS = 60_000
+
+
 @contextlib.contextmanager
 def zone() -> Iterator[None]:
-    """A memory zone of the shared Vocab, when the pipelines are built: the strings the
-    texts of one chunk add to it go when it ends (a long-lived worker's Vocab stays the
-    size of the patterns)."""
+    """A memory zone of the shared Vocab for one chunk, once the Vocab has grown by
+    ``ZONE_FREE_STRINGS`` since the pipelines were built: the strings that chunk's texts
+    add go when it ends, so a long-lived worker's Vocab stays bounded.  Until then
+    chunks read outside a zone: inside one spaCy's tokenizers cache no word, and the
+    words of a process's first chunks (the list's common words) are the ones worth
+    keeping cached for the rest."""
     nlp = _ENGLISH
-    if nlp is None:
+    if nlp is None or len(nlp.vocab.strings) < _BASE_STRINGS + ZONE_FREE_STRINGS:
         yield
         return
     with nlp.memory_zone():
