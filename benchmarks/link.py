@@ -80,8 +80,9 @@ def corpus_store(work: str) -> str:
     return store
 
 
-def _copy_table(table: pa.Table, k: int) -> pa.Table:
-    """Copy ``k`` of a part: its own uids, ids, references, subjects and dates."""
+def _copy_table(table: pa.Table, k: int, bodies: bool = False) -> pa.Table:
+    """Copy ``k`` of a part: its own uids, ids, references, subjects and dates (bodies
+    dropped unless ``bodies``)."""
     def suffix(col: str, text: str) -> None:
         nonlocal table
         at = table.schema.get_field_index(col)
@@ -99,13 +100,14 @@ def _copy_table(table: pa.Table, k: int) -> pa.Table:
         date = table.column("date")
         moved = pc.add(date.cast(pa.int64()), YEARS_US * k).cast(date.type)
         table = table.set_column(table.schema.get_field_index("date"), "date", moved)
-        body = table.schema.get_field_index("body")
-        table = table.set_column(body, "body", pa.nulls(len(table), pa.string()))
+        if not bodies:
+            body = table.schema.get_field_index("body")
+            table = table.set_column(body, "body", pa.nulls(len(table), pa.string()))
     return table
 
 
-def synthetic_store(corpus: str, copies: int, work: str) -> str:
-    store = os.path.join(work, f"synthetic-{copies}")
+def synthetic_store(corpus: str, copies: int, work: str, bodies: bool = False) -> str:
+    store = os.path.join(work, f"synthetic-{copies}" + ("-bodies" if bodies else ""))
     if os.path.exists(os.path.join(store, "mlx-store.json")):
         return store
     shutil.rmtree(store, ignore_errors=True)
@@ -116,7 +118,7 @@ def synthetic_store(corpus: str, copies: int, work: str) -> str:
             table = pq.read_table(path)
             for k in range(copies):
                 out = os.path.join(store, name, f"c{k}-{os.path.basename(path)}")
-                pq.write_table(_copy_table(table, k), out, compression="zstd")
+                pq.write_table(_copy_table(table, k, bodies), out, compression="zstd")
     for extra in ("mlx-store.json",):
         shutil.copy(os.path.join(corpus, extra), store)
     return store

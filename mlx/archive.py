@@ -228,12 +228,15 @@ class Archive:
     @property
     def claims(self) -> pd.DataFrame:
         """Baseline/patched pairs per patch, stated effects and robot reports, as the
-        link stage stored them (computed here for a store linked before they were)."""
+        link stage stored them (computed here for a store linked before they were), each
+        with its key and the claim of an earlier posting it repeats
+        (``mlx.analyse.repeats``: ``claim_id``, ``repeat_of``, ``versions``)."""
         def make() -> pd.DataFrame:
+            from mlx.analyse.repeats import fold
             if self.store.read_link("claims") is not None:
-                return self._link_table("claims")
+                return fold(self._link_table("claims"))
             from mlx.analyse.claims import build_claims, claim_frames
-            return build_claims(claim_frames(self))
+            return fold(build_claims(claim_frames(self)))
         return self._cached("claims", make)
 
     def claims_table(self, noise_pct: float = 1.0) -> pd.DataFrame:
@@ -284,7 +287,9 @@ class Archive:
                     f"SELECT * FROM read_parquet({_list(parts)}, union_by_name=true)" if parts
                     else _empty_select(table_schema)))
         for name, table_schema in LINK_TABLES.items():
-            if named(name) or (name == "links" and named("messages")):
+            if name == "claims" and named(name):  # with the repeats folded (small: in memory)
+                con.register("claims", self.claims)
+            elif named(name) or (name == "links" and named("messages")):
                 con.execute(f"CREATE VIEW {name} AS " + self._link_select(name, table_schema))
         if named("messages"):
             con.execute("CREATE VIEW messages AS SELECT m.*, l.thread_id, l.parent_id, "

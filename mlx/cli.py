@@ -223,9 +223,12 @@ def show(text: str, store: str, as_json: bool) -> None:
               help="Only these kinds of claim (repeatable).")
 @click.option("--noise", type=float, default=1.0, show_default=True,
               help="Deltas below this percent are no-change.")
+@click.option("--all", "every", is_flag=True,
+              help="Every row, repeats too (default: one line per distinct claim).")
 def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[str, ...],
-           noise: float) -> None:
-    """Print the claims per patch as a readable table."""
+           noise: float, every: bool) -> None:
+    """Print the claims per patch, one line per distinct claim with the versions that
+    carry it (a table re-posted in v2 to v6 is one line, ``v2-v6``)."""
     archive = _archive(store)
     c = archive.claims_table(noise)
     if patch:
@@ -237,7 +240,7 @@ def claims(store: str, patch: str | None, verdict: tuple[str, ...], kind: tuple[
     if c.empty:
         click.echo("no claims", err=True)
         return
-    click.echo("\n".join(claim_lines(c)))
+    click.echo("\n".join(claim_lines(c, every)))
 
 
 def _number(value: Any) -> Any:
@@ -245,35 +248,62 @@ def _number(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def claim_lines(c: Any) -> list[str]:
+def claim_lines(c: Any, every: bool = False) -> list[str]:
     """The claims of frame ``c`` as text, under their patch titles in the order each
-    title's first claim comes; where a title's claims come from more than one version
-    of the patch, each line starts with its version."""
+    title's first claim comes: one line per distinct claim, starting with the versions
+    that carry it where its title has several (``every``: one line per row, each with
+    its own version)."""
     import pandas as pd
+
+    from mlx.analyse.repeats import version_span
+    if not every and "repeat_of" in c.columns:
+        c = c[c.repeat_of.isna()]
     titles = c.title.fillna("(no patch)")
     groups = pd.factorize(titles)[0]
     order = groups.argsort(kind="stable")
-    versions = c.version.groupby(titles).nunique()
+    several = c.version.groupby(titles).nunique() > 1
     lines: list[str] = []
     last = None
     for title, r in zip(titles.iloc[order], c.iloc[order].itertuples(), strict=True):
         if title != last:
             lines.append(f"\n{title}")
             last = title
-        version = f"v{_number(r.version)} " if versions[title] > 1 and pd.notna(r.version) \
+        span = version_span(getattr(r, "versions", None)) if not every else ""
+        if every or not span:
+            span = f"v{_number(r.version)}" if pd.notna(r.version) else ""
+        version = f"{span}  " if span and (several[title] or "," in span or "-" in span) \
             else ""
-        if r.kind == "measured":
-            what = " / ".join(str(x) for x in (r.tool, r.test, r.side, r.section)
-                              if isinstance(x, str))
-            said = r.verdict if isinstance(r.verdict, str) else "no verdict"
-            lines.append(f"  {version}{what}: {r.baseline_label} {r.baseline_value:,.2f} -> "
-                         f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
-                         f"({r.delta_pct:+.1f}%) {said}")
-        else:
-            pct = f" ({r.stated_pct:+.1f}%)" if isinstance(r.stated_pct, float) and \
-                r.stated_pct == r.stated_pct else ""
-            lines.append(f"  {version}[{r.kind}] {r.statement}{pct}")
+        lines.append(f"  {version}{claim_text(r)}")
     return lines
+
+
+def claim_text(r: Any) -> str:
+    """One claim as a line: ``TCP_STREAM send-512 (tx): Before 5,120.40 -> After 5,098.12
+    Mbit/s (-0.4%) no-change``, or a prose claim's sentence, the size it states and its
+    verdict."""
+    if r.kind == "measured":
+        said = r.verdict if isinstance(r.verdict, str) else "no verdict"
+        return (f"{claim_label(r)}: {r.baseline_label} {r.baseline_value:,.2f} -> "
+                f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
+                f"({r.delta_pct:+.1f}%) {said}")
+    # (the size a sentence states; its verdict says which way)
+    pct = f" (stated {abs(r.stated_pct):.1f}%)" if isinstance(r.stated_pct, float) and \
+        r.stated_pct == r.stated_pct else ""
+    said = f" {r.verdict}" if isinstance(r.verdict, str) else ""
+    return f"[{r.kind}] {r.statement}{pct}{said}"
+
+
+def claim_label(r: Any) -> str:
+    """What was measured, in short: the test (else the tool; for values read from
+    prose, the metric), the configuration, the side in parentheses and the section."""
+    def text(x: Any) -> str | None:
+        return x.strip() if isinstance(x, str) and x.strip() else None
+    tool = text(r.tool) if r.tool != "inline" else None
+    name = " ".join(t for t in (text(r.test) or tool or text(r.metric),
+                                text(getattr(r, "config", None))) if t) or "result"
+    side = text(r.side)
+    section = text(r.section)
+    return name + (f" ({side})" if side else "") + (f" / {section}" if section else "")
 
 
 @main.command()

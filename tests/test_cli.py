@@ -102,29 +102,54 @@ def test_claim_lines_name_the_version_where_a_title_has_several() -> None:
 
     from mlx.cli import claim_lines
     measured = {"kind": "measured", "tool": "iperf3", "test": "tcp", "side": "receiver",
-                "section": None, "baseline_label": "without", "baseline_value": 240.0,
+                "section": None, "config": None, "metric": "throughput",
+                "baseline_label": "without", "baseline_value": 240.0,
                 "patched_label": "with", "patched_value": 390.0, "unit_norm": "Mbit/s",
                 "delta_pct": 62.5, "verdict": "improvement", "statement": None,
                 "stated_pct": None}
-    prose = {**measured, "kind": "prose", "statement": "It is faster.", "stated_pct": 7.0}
+    prose = {**measured, "kind": "prose", "statement": "It is faster.", "stated_pct": -7.0,
+             "verdict": "improvement"}
     c = pd.DataFrame([
         {**measured, "title": "sdio: napi on RX", "version": 1},
-        {**measured, "title": "sdio: napi on RX", "version": 2},
+        {**measured, "title": "sdio: napi on RX", "version": 2, "patched_value": 400.0},
         {**prose, "title": "tcp: one version", "version": 3},
         {**prose, "title": "sdio: napi on RX", "version": None},
         {**prose, "title": None, "version": None}])
     c["version"] = c.version.astype("Int64")
     assert claim_lines(c) == [
         "\nsdio: napi on RX",
-        "  v1 iperf3 / tcp / receiver: without 240.00 -> with 390.00 Mbit/s (+62.5%) improvement",
-        "  v2 iperf3 / tcp / receiver: without 240.00 -> with 390.00 Mbit/s (+62.5%) improvement",
-        "  [prose] It is faster. (+7.0%)",
+        "  v1  tcp (receiver): without 240.00 -> with 390.00 Mbit/s (+62.5%) improvement",
+        "  v2  tcp (receiver): without 240.00 -> with 400.00 Mbit/s (+62.5%) improvement",
+        "  [prose] It is faster. (stated 7.0%) improvement",
         "\ntcp: one version",
-        "  [prose] It is faster. (+7.0%)",
+        "  [prose] It is faster. (stated 7.0%) improvement",
         "\n(no patch)",
-        "  [prose] It is faster. (+7.0%)"]
+        "  [prose] It is faster. (stated 7.0%) improvement"]
     c["version"] = [1.0, 2.0, None, None, None]  # a float column prints as written
-    assert claim_lines(c)[1].startswith("  v1 iperf3")
+    assert claim_lines(c)[1].startswith("  v1  tcp")
+
+
+def test_claim_lines_fold_repeats_and_all_prints_every_row() -> None:
+    """A pair re-posted in v2 to v4 is one line, its versions first; ``every`` prints
+    each row with its own version.  No two lines of a title are the same."""
+    import pandas as pd
+
+    from mlx.analyse.repeats import fold
+    from mlx.cli import claim_lines
+    row = {"kind": "measured", "tool": "netperf", "test": "TCP_STREAM", "side": "tx",
+           "stream": None, "statistic": None, "section": None, "config": "send-512",
+           "metric": "throughput", "baseline_label": "Before", "baseline_value": 5120.40,
+           "patched_label": "After", "patched_value": 5098.12, "unit_norm": "Mbit/s",
+           "delta_pct": -0.435, "verdict": "no-change", "statement": None, "stated_pct": None,
+           "title": "net: batch tx", "thread_id": None, "uid": "u"}
+    c = fold(pd.DataFrame([{**row, "version": v, "message_id": f"v{v}@x",
+                            "date": pd.Timestamp(f"2025-01-0{v}", tz="UTC")}
+                           for v in (2, 3, 4)]))
+    line = ("TCP_STREAM send-512 (tx): Before 5,120.40 -> After 5,098.12 Mbit/s (-0.4%) "
+            "no-change")
+    assert claim_lines(c) == ["\nnet: batch tx", f"  v2-v4  {line}"]
+    assert claim_lines(c, every=True) == ["\nnet: batch tx", f"  v2  {line}", f"  v3  {line}",
+                                          f"  v4  {line}"]
 
 
 def test_the_summary_counts_link_errors() -> None:

@@ -49,6 +49,30 @@ def test_export_parquet_and_bad_table(tmp_path: Path) -> None:
     assert res.output.startswith("Error: unknown table 'x'; choose from messages, threads")
 
 
+def test_report_carries_the_claims_and_what_they_rest_on(tmp_path: Path) -> None:
+    """The report's tables are the claims and the results and hardware of the messages
+    they cite, not copies of every table (``mlx export`` writes those); its index lists
+    one row per distinct claim."""
+    import json
+    import re
+    store = store_with_sample(tmp_path)
+    res = CliRunner().invoke(main, ["report", "--store", store, "--out", str(tmp_path / "r")])
+    assert res.exit_code == 0, res.output
+    tables = tmp_path / "r" / "tables"
+    assert sorted(p.name for p in tables.iterdir()) == ["claims.csv", "hardware.csv",
+                                                         "results.csv"]
+    archive = mlx.load(store)
+    claims = pd.read_csv(tables / "claims.csv")
+    assert len(claims) == len(archive.claims) and "repeat_of" in claims.columns
+    results = pd.read_csv(tables / "results.csv")
+    assert 0 < len(results) <= len(archive.results)
+    assert set(results.uid) <= set(archive.claims.uid)
+    page = (tmp_path / "r" / "index.html").read_text()
+    data = json.loads(re.search(r'id="claims-data">(.*?)</script>', page).group(1))
+    assert len(data) == archive.claims.repeat_of.isna().sum()
+    assert all("versions" in row for row in data)
+
+
 def test_report_escapes_and_has_plots(tmp_path: Path) -> None:
     store = store_with_sample(tmp_path)
     res = CliRunner().invoke(main, ["report", "--store", store, "--out", str(tmp_path / "r")])
@@ -70,7 +94,7 @@ def test_claims_command(tmp_path: Path) -> None:
     store = store_with_sample(tmp_path)
     res = CliRunner().invoke(main, ["claims", "--store", store, "--patch", "gro call"])
     assert res.exit_code == 0
-    assert "receiver: 0.0.20180708 251.00 -> 0.0.20180708 w/napi_gro_receive patch 498.00 " \
+    assert "tcp (receiver): 0.0.20180708 251.00 -> 0.0.20180708 w/napi_gro_receive patch 498.00 " \
            "Mbit/s (+98.4%) improvement" in res.output
     res = CliRunner().invoke(main, ["claims", "--store", store, "--verdict", "regression"])
     assert res.exit_code == 0 and res.stdout == "" and res.stderr == "no claims\n"

@@ -67,8 +67,17 @@ def export(archive: Any, out: str, fmt: str = "csv", tables: tuple[str, ...] = T
 
 
 def report(archive: Any, out: str, progress: Any = None) -> str:
-    """CSV tables, PNG plots, ``index.html`` (every claim, sortable and filterable) and a
-    page per patch (``mlx.report.site``); returns the index path."""
+    """The claims' CSV tables, PNG plots, ``index.html`` (every distinct claim, sortable
+    and filterable) and a page per patch and per message a claim cites
+    (``mlx.report.site``); returns the index path.  The report carries what its claims
+    rest on; whole tables are ``export``'s."""
     from mlx.report import site
-    export(archive, os.path.join(out, "tables"))
+    claims = archive.claims
+    tables = os.path.join(out, "tables")
+    os.makedirs(tables, exist_ok=True)
+    cited = set(claims.uid.dropna())
+    results, hardware = archive.results, archive.hardware
+    for name, df in (("claims", claims), ("results", results[results.uid.isin(cited)]),
+                     ("hardware", hardware[hardware.uid.isin(cited)])):
+        for_csv(df).to_csv(os.path.join(tables, f"{name}.csv"), index=False, encoding="utf-8")
     return site.build(archive, out, progress)

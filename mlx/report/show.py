@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from mlx.analyse.repeats import version_span
 from mlx.errors import MlxError
 from mlx.report.site import missing
 
@@ -84,7 +85,8 @@ def describe(archive: Any, pid: str) -> dict[str, Any]:
             "kind", "tool", "test", "metric", "side", "section", "config", "baseline_label",
             "baseline_value", "patched_label", "patched_value", "unit_norm", "delta_pct",
             "verdict", "statement", "stated_pct", "message_id", "author", "date",
-            "baseline_line_no", "baseline_line", "patched_line_no", "patched_line")})
+            "baseline_line_no", "baseline_line", "patched_line_no", "patched_line",
+            "claim_id", "repeat_of", "versions") if hasattr(r, k)})
     hardware = sorted({h for h in mine.hardware.dropna() if h})
     return {"patch_id": pid, "title": title,
             "version": _plain(first.version) if first is not None else None,
@@ -132,7 +134,9 @@ def text(d: dict[str, Any]) -> str:
             else:
                 pair = f"\"{c['statement'] or ''}\""
                 delta = f"{c['stated_pct']:+.1f}%" if c["stated_pct"] is not None else ""
-            table.append((c["kind"], what, pair, delta, c["verdict"] or ""))
+            span = version_span(c.get("versions"))
+            kind = f"{c['kind']} {span}" if "," in span or "-" in span else c["kind"]
+            table.append((kind, what, pair, delta, c["verdict"] or ""))
         widths = [min(max(len(row[i]) for row in table), 70) for i in range(5)]
         for row in table:
             out.append("  " + "  ".join(cell[:70].ljust(w) for cell, w in zip(row, widths,

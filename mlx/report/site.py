@@ -37,8 +37,9 @@ EXCERPT_BEFORE, EXCERPT_AFTER = 4, 1  # body lines shown around a claim's source
 MESSAGE_COLUMNS = ["uid", "message_id", "list_id", "archived_at", "list_archive", "body",
                    "from_name", "from_addr", "date", "subject"]
 # the index table: key, heading, numeric
-COLUMNS = [("patch", "patch", False), ("list", "list", False), ("author", "author", False),
-           ("date", "date", False), ("kind", "kind", False), ("test", "test", False),
+COLUMNS = [("patch", "patch", False), ("versions", "versions", False), ("list", "list", False),
+           ("author", "author", False), ("date", "date", False), ("kind", "kind", False),
+           ("test", "test", False),
            ("baseline", "baseline", True), ("patched", "patched", True),
            ("unit", "unit", False), ("delta", "delta %", True), ("verdict", "verdict", False),
            ("hardware", "hardware", False)]
@@ -255,7 +256,11 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
 
 
 def _index(out: str, archive: Any, claims: pd.DataFrame, figures: dict[str, Any]) -> str:
+    from mlx.analyse.repeats import version_span
+    if "repeat_of" in claims.columns:  # one row per distinct claim, its versions listed
+        claims = claims[claims.repeat_of.isna()]
     rows = [{"patch": _plain(r.title) or _plain(r.patch_id) or "",
+             "versions": version_span(getattr(r, "versions", None)) or None,
              "patch_url": _plain(r.patch_url),
              "list": _plain(r.list), "author": _plain(r.author), "date": _plain(r.date),
              "message_url": _plain(r.message_url) or _local(r.uid, r.patched_line_no),
@@ -279,8 +284,11 @@ def _index(out: str, archive: Any, claims: pd.DataFrame, figures: dict[str, Any]
                        for n in figures)
     body = f"""<h1>mlx report</h1>
 <p>{", ".join(f"{_e(v)} {_e(k)}" for k, v in counts.items())}.
-Every table as CSV in <a href="tables/">tables/</a>. Click a patch for its page: the
-claim's values, labels and the lines of the message they came from.</p>
+One row per distinct claim: a claim re-posted in later versions of its series is listed
+once, with the versions that carry it. The claims, and the results and hardware of the
+messages they cite, as CSV in <a href="tables/">tables/</a> (every table: <code>mlx
+export</code>). Click a patch for its page: the claim's values, labels and the lines of
+the message they came from.</p>
 <h2>Claims</h2>
 <form id="filters" role="search">
 <label>text (patch, list, author, test, verdict)<input name="q" type="search" size="30"></label>
