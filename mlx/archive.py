@@ -234,9 +234,13 @@ class Archive:
         def make() -> pd.DataFrame:
             from mlx.analyse.repeats import fold
             if self.store.read_link("claims") is not None:
-                return fold(self._link_table("claims"))
-            from mlx.analyse.claims import build_claims, claim_frames
-            return fold(build_claims(claim_frames(self)))
+                claims = self._link_table("claims")
+            else:
+                from mlx.analyse.claims import build_claims, claim_frames
+                claims = build_claims(claim_frames(self))
+            patches = self.store.read_link("patches", columns=["patch_id", "series_id"])
+            return fold(claims, {} if patches is None else dict(zip(
+                *patches.to_pydict().values(), strict=True)))
         return self._cached("claims", make)
 
     def claims_table(self, noise_pct: float = 1.0) -> pd.DataFrame:

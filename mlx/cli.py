@@ -256,6 +256,7 @@ def claim_lines(c: Any, every: bool = False) -> list[str]:
     import pandas as pd
 
     from mlx.analyse.repeats import version_span
+    from mlx.report.show import claim_text
     if not every and "repeat_of" in c.columns:
         c = c[c.repeat_of.isna()]
     titles = c.title.fillna("(no patch)")
@@ -275,35 +276,6 @@ def claim_lines(c: Any, every: bool = False) -> list[str]:
             else ""
         lines.append(f"  {version}{claim_text(r)}")
     return lines
-
-
-def claim_text(r: Any) -> str:
-    """One claim as a line: ``TCP_STREAM send-512 (tx): Before 5,120.40 -> After 5,098.12
-    Mbit/s (-0.4%) no-change``, or a prose claim's sentence, the size it states and its
-    verdict."""
-    if r.kind == "measured":
-        said = r.verdict if isinstance(r.verdict, str) else "no verdict"
-        return (f"{claim_label(r)}: {r.baseline_label} {r.baseline_value:,.2f} -> "
-                f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
-                f"({r.delta_pct:+.1f}%) {said}")
-    # (the size a sentence states; its verdict says which way)
-    pct = f" (stated {abs(r.stated_pct):.1f}%)" if isinstance(r.stated_pct, float) and \
-        r.stated_pct == r.stated_pct else ""
-    said = f" {r.verdict}" if isinstance(r.verdict, str) else ""
-    return f"[{r.kind}] {r.statement}{pct}{said}"
-
-
-def claim_label(r: Any) -> str:
-    """What was measured, in short: the test (else the tool; for values read from
-    prose, the metric), the configuration, the side in parentheses and the section."""
-    def text(x: Any) -> str | None:
-        return x.strip() if isinstance(x, str) and x.strip() else None
-    tool = text(r.tool) if r.tool != "inline" else None
-    name = " ".join(t for t in (text(r.test) or tool or text(r.metric),
-                                text(getattr(r, "config", None))) if t) or "result"
-    side = text(r.side)
-    section = text(r.section)
-    return name + (f" ({side})" if side else "") + (f" / {section}" if section else "")
 
 
 @main.command()

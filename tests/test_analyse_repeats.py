@@ -15,7 +15,8 @@ MEASURED = {"kind": "measured", "tool": "netperf", "test": "TCP_STREAM", "metric
 def claims(*rows: dict) -> pd.DataFrame:
     out = []
     for n, r in enumerate(rows):
-        row = {**MEASURED, "title": "net: batch the tx path", "uid": f"u{n}", **r}
+        row = {**MEASURED, "title": "net: batch the tx path", "uid": f"u{n}", "patch_id": None,
+               **r}
         row["date"] = pd.Timestamp(f"2025-01-{10 + row['version']:02d}", tz="UTC")
         out.append(row)
     return pd.DataFrame(out)
@@ -62,3 +63,22 @@ def test_version_span_reads_as_runs() -> None:
     assert version_span("1,3,4,6") == "v1,v3-v4,v6"
     assert version_span("2") == "v2"
     assert version_span(None) == "" and version_span("") == ""
+
+
+def test_patches_of_one_series_or_one_title_are_one_series() -> None:
+    """A cover letter's sentence copied into two patches of a posting (two titles, one
+    series_id) is one claim; so is a v1 the link pass put in a series of its own but
+    under the same title; a title of another series is not."""
+    prose = {"kind": "prose", "statement": "This greatly improves insertion speed.",
+             "stated_pct": None}
+    c = claims({"version": 1, "message_id": "p2@x", "title": "set: split lookup",
+                "patch_id": "a2", **prose},
+               {"version": 1, "message_id": "p3@x", "title": "set: avx2 insertions",
+                "patch_id": "a3", **prose},
+               {"version": 2, "message_id": "q3@x", "title": "set: avx2 insertions",
+                "patch_id": "b3", **prose},
+               {"version": 2, "message_id": "r1@x", "title": "other: unrelated",
+                "patch_id": "c1", **prose})
+    got = fold(c, {"a2": "s1", "a3": "s1", "b3": "s2", "c1": "s3"})
+    assert got.repeat_of.tolist() == [None, "p2@x#1", "p2@x#1", None]
+    assert got.versions.tolist() == ["1,2", "1,2", "1,2", "2"]

@@ -84,7 +84,10 @@ def test_report_escapes_and_has_plots(tmp_path: Path) -> None:
     assert {"deltas.png", "over-time-1.png", "hardware.png"} <= set(pngs)
     assert all((tmp_path / "r" / "plots" / p).stat().st_size > 5000 for p in pngs)
     pages = list((tmp_path / "r" / "patches").glob("*.html"))
-    assert pages and all(p.with_suffix(".png").stat().st_size > 5000 for p in pages)
+    plotted = [p for p in pages if "<h2>Plot</h2>" in p.read_text()]
+    assert plotted and all(p.with_suffix(".png").stat().st_size > 5000 for p in plotted)
+    # a page of prose claims alone has no plot (nothing measured to draw)
+    assert all(p.with_suffix(".png").exists() == (p in plotted) for p in pages)
     for page_path in [*pages, *(tmp_path / "r" / "messages").glob("*.html")]:
         text = page_path.read_text()
         assert "<script" not in text and "<b>Eve" not in text, page_path

@@ -1,9 +1,12 @@
 """Claims repeated across the postings of a series, folded to one.
 
 A table re-posted in v2 to v6 of a series gives the same claim five times.  A claim
-*repeats* an earlier one when its series (the patch title, else its thread), kind,
-test, metric, side, configuration and both values are the same; a prose claim when
-its series and sentence are (whitespace aside).  Three columns say so:
+*repeats* an earlier one when its series, kind, test, metric, side, configuration and
+both values are the same; a prose claim when its series and sentence are (whitespace
+aside).  Claims are of one series when their patches share a title or a ``series_id``
+(a sentence of the cover letter copied into each patch of a posting; a series whose v1
+the link pass put in a series of its own), else when they share a thread.  Three
+columns say so:
 
 - ``claim_id``: ``<Message-ID>#<n>``, the n-th claim of its message (a key that reads);
 - ``repeat_of``: the ``claim_id`` of the first posting's claim (by date), NA for it;
@@ -25,16 +28,18 @@ SAME = ("tool", "test", "metric", "side", "stream", "statistic", "config", "unit
 SPACE = re.compile(r"\s+")
 
 
-def fold(claims: pd.DataFrame) -> pd.DataFrame:
+def fold(claims: pd.DataFrame, series_of: dict[Any, Any] | None = None) -> pd.DataFrame:
     """``claims`` with ``claim_id``, ``repeat_of`` and ``versions``; rows and their order
-    unchanged."""
+    unchanged.  ``series_of``: the ``series_id`` of each ``patch_id`` (the patches
+    table's)."""
     out = claims.copy()
     if out.empty:
         for col in ("claim_id", "repeat_of", "versions"):
             out[col] = pd.Series(dtype=object)
         return out
     out["claim_id"] = _claim_ids(out)
-    keys = [_key(r) for r in out.itertuples(index=False)]
+    series = _series(out, series_of or {})
+    keys = [_key(r, s) for r, s in zip(out.itertuples(index=False), series, strict=True)]
     order = sorted(range(len(out)), key=lambda i: (_when(out.date.iat[i]), i))
     first: dict[Any, int] = {}
     versions: dict[Any, set[int]] = {}
@@ -76,11 +81,31 @@ def _claim_ids(claims: pd.DataFrame) -> list[str]:
     return out
 
 
-def _key(r: Any) -> tuple[Any, ...]:
+def _series(claims: pd.DataFrame, series_of: dict[Any, Any]) -> list[Any]:
+    """The series of each claim: one per group of titles and series ids that share a
+    claim (union-find), else the claim's thread, else the claim alone."""
+    parent: dict[Any, Any] = {}
+
+    def root(x: Any) -> Any:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    nodes = []
+    pids = claims.patch_id if "patch_id" in claims.columns else [None] * len(claims)
+    for title, pid in zip(claims.title, pids, strict=True):
+        mine = ([("title", SPACE.sub(" ", title).strip().lower())] if isinstance(title, str)
+                else []) + ([("series", series_of[pid])] if not _missing(pid) and
+                            not _missing(series_of.get(pid)) else [])
+        for other in mine[1:]:
+            parent[root(other)] = root(mine[0])
+        nodes.append(mine[0] if mine else None)
+    return [root(n) if n is not None else (("thread", t) if not _missing(t) else ("claim", c))
+            for n, t, c in zip(nodes, claims.thread_id, claims.claim_id, strict=True)]
+
+
+def _key(r: Any, series: Any) -> tuple[Any, ...]:
     """What a claim claims, and of which series: equal keys are one claim."""
-    title = r.title if not _missing(r.title) else None
-    series = ("title", SPACE.sub(" ", title).strip().lower()) if title is not None else (
-        ("thread", r.thread_id) if not _missing(r.thread_id) else ("claim", r.message_id, r.uid))
     if r.kind == "prose":
         statement = SPACE.sub(" ", r.statement).strip() if isinstance(r.statement, str) else None
         return (series, r.kind, statement, _value(r.stated_pct))

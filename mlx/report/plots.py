@@ -13,9 +13,9 @@ COLORS = {"improvement": "#0072B2", "regression": "#D55E00", "no-change": "#7F7F
 BASELINE = "#D9D9D9"
 
 
-def _figure(width: float = 8.0, height: float = 4.5) -> Any:
+def _figure(width: float = 8.0, height: float = 4.5, layout: str | None = "constrained") -> Any:
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
 
 
 def _nothing(fig: Any, ax: Any, message: str) -> Any:
@@ -32,14 +32,19 @@ def _short(text: Any, n: int = 60) -> str:
 
 def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     """Baseline vs patched bars per test of one patch (patch_id or a title substring)."""
+    from mlx.report.show import claim_label
     c = claims[claims.kind == "measured"]
     c = c[(c.patch_id == patch) | c.title.fillna("").str.contains(patch, regex=False)]
-    fig = _figure(9, 0.6 + 0.55 * max(len(c), 1))
+    # margins set by hand, not by a constrained layout (it draws each figure twice: a
+    # report draws hundreds): names at the left, the legend at the right
+    height = 1.2 + 0.45 * max(len(c), 1)
+    fig = _figure(9, height, layout=None)
+    names = [_short(claim_label(r), 48) for r in c.itertuples()]
+    left = min(0.42, 0.04 + 0.0082 * max(map(len, names), default=0))
+    fig.subplots_adjust(left=left, right=0.76, top=1 - 0.4 / height, bottom=0.5 / height)
     ax = fig.add_subplot()
     if c.empty:
         return _nothing(fig, ax, f"no measured claims for {patch!r}")
-    names = [_short(" / ".join(str(x) for x in (r.test, r.side, r.section) if pd.notna(x)), 48)
-             for r in c.itertuples()]
     y = range(len(c))
     ax.barh([i + 0.2 for i in y], c.baseline_value, height=0.4, color=BASELINE,
             edgecolor="#555555", hatch="///", linewidth=0.6, label="baseline")

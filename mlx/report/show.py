@@ -163,3 +163,33 @@ def show(archive: Any, query: str, as_json: bool = False) -> str:
         parts.append(f"... and {len(pids) - MAX_PATCHES} more patches match {query!r}; "
                      f"give more of the title, a patch_id or a Message-ID")
     return "\n\n".join(parts)
+
+
+def claim_text(r: Any) -> str:
+    """One claim as a line: ``TCP_STREAM send-512 (tx): Before 5,120.40 -> After 5,098.12
+    Mbit/s (-0.4%) no-change``, or a prose claim's sentence, the size it states and its
+    verdict."""
+    if r.kind == "measured":
+        said = r.verdict if isinstance(r.verdict, str) else "no verdict"
+        return (f"{claim_label(r)}: {r.baseline_label} {r.baseline_value:,.2f} -> "
+                f"{r.patched_label} {r.patched_value:,.2f} {r.unit_norm or ''} "
+                f"({r.delta_pct:+.1f}%) {said}")
+    # (the size a sentence states; its verdict says which way)
+    pct = f" (stated {abs(r.stated_pct):.1f}%)" if isinstance(r.stated_pct, float) and \
+        r.stated_pct == r.stated_pct else ""
+    said = f" {r.verdict}" if isinstance(r.verdict, str) else ""
+    return f"[{r.kind}] {r.statement}{pct}{said}"
+
+
+def claim_label(r: Any) -> str:
+    """What was measured, in short: the test (else the tool; for values read from prose
+    or a hand-typed table, the metric), the configuration, the side in parentheses and
+    the section."""
+    def word(x: Any) -> str | None:
+        return x.strip() if isinstance(x, str) and x.strip() else None
+    tool = word(r.tool) if r.tool not in ("inline", "table") else None
+    name = " ".join(t for t in (word(r.test) or tool or word(r.metric),
+                                word(getattr(r, "config", None))) if t) or "result"
+    side = word(r.side)
+    section = word(r.section)
+    return name + (f" ({side})" if side else "") + (f" / {section}" if section else "")
