@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -13,7 +13,8 @@ COLORS = {"improvement": "#0072B2", "regression": "#D55E00", "no-change": "#7F7F
 BASELINE = "#D9D9D9"
 
 
-def _figure(width: float = 8.0, height: float = 4.5, layout: str | None = "constrained") -> Any:
+def _figure(width: float = 8.0, height: float = 4.5,
+            layout: Literal["constrained"] | None = "constrained") -> Any:
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, no global state
     return Figure(figsize=(width, height), layout=layout)
 
