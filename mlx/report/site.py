@@ -215,13 +215,16 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
     claims = archive.claims.copy()
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
     os.makedirs(os.path.join(out, "patches"), exist_ok=True)
-    msgs = archive.headers_of(set(claims.uid.dropna()), MESSAGE_COLUMNS) if len(claims) else \
-        pd.DataFrame(columns=MESSAGE_COLUMNS)
-    msgs = msgs.set_index("uid")
-    claims["list"] = claims.uid.map(msgs.list_id) if len(claims) else []
+    frame = archive.headers_of(set(claims.uid.dropna()), MESSAGE_COLUMNS) if len(claims) \
+        else pd.DataFrame(columns=MESSAGE_COLUMNS)
+    # each cited message as a record, looked up by uid (a frame's .loc per claim costs more
+    # than the page it feeds)
+    msgs = dict(zip(frame.uid, frame.itertuples(index=False), strict=True))
+    cited = [msgs.get(u) for u in claims.uid]
+    claims["list"] = [m.list_id if m is not None else None for m in cited]
     claims["message_url"] = [
-        message_url(r.message_id, msgs.list_id.get(r.uid), msgs.archived_at.get(r.uid),
-                    msgs.list_archive.get(r.uid)) for r in claims.itertuples()]
+        message_url(mid, m.list_id, m.archived_at, m.list_archive) if m is not None else
+        message_url(mid, None) for mid, m in zip(claims.message_id, cited, strict=True)]
     pages = sorted(p for p in claims.patch_id.dropna().unique() if re.fullmatch(r"\w+", p))
     paged = set(pages)
     claims["patch_url"] = claims.patch_id.map(
@@ -236,7 +239,7 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
     for name, fig in figures.items():
         fig.savefig(os.path.join(out, "plots", name), dpi=100)
     os.makedirs(os.path.join(out, "messages"), exist_ok=True)
-    for uid, m in msgs.iterrows():
+    for uid, m in msgs.items():
         _message_page(out, str(uid), m)
     hardware = archive.hardware
     if "role" in hardware.columns:
@@ -351,7 +354,7 @@ def _excerpt(body: Any, lines: list[int]) -> str:
 
 
 def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame | None,
-                msgs: pd.DataFrame, setup_of: dict[Any, pd.DataFrame]) -> None:
+                msgs: dict[Any, Any], setup_of: dict[Any, pd.DataFrame]) -> None:
     from mlx.report import plots
     first = claims.iloc[0]
     title = _plain(first.title) or pid
@@ -371,7 +374,7 @@ def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame |
         for r in heads.sort_values(["date", "part"], na_position="last").itertuples())
     sections = []
     for r in claims.itertuples():
-        m = msgs.loc[r.uid] if r.uid in msgs.index else None
+        m = msgs.get(r.uid)
         lines = [int(x) for x in (r.baseline_line_no, r.patched_line_no) if _plain(x)]
         source = _excerpt(m.body if m is not None else None, sorted(set(lines)))
         if not source:
