@@ -205,6 +205,7 @@ class Score:
 class Report:
     results: Score = field(default_factory=Score)
     claims: Score = field(default_factory=Score)
+    prose: Score = field(default_factory=Score)  # the prose claims alone (issue 36)
     hardware: Score = field(default_factory=Score)
     attrs: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     negatives: int = 0
@@ -328,6 +329,12 @@ def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
     s.found += sum(k >= 0 for k in got)
     s.predicted += len(cl)
     s.correct += len(cl) - len(free)
+    p = rep.prose
+    p.labelled += sum(w["kind"] == "prose" for w in lab["claims"])
+    p.found += sum(k >= 0 and w["kind"] == "prose" for w, k in zip(lab["claims"], got,
+                                                                   strict=True))
+    p.predicted += int((cl.kind == "prose").sum())
+    p.correct += int((cl.kind == "prose").sum()) - sum(cl.kind.iloc[k] == "prose" for k in free)
     for want, k in zip(lab["claims"], got, strict=True):
         if k < 0:
             why = _prose_rule(arch, uid, want) if want["kind"] == "prose" else ""
@@ -431,7 +438,9 @@ def summary(rep: Report, split: str) -> list[str]:
         f"attributes of found rows: {attrs}",
         f"  claims recall {c.recall():.3f} ({c.found}/{c.labelled}), precision "
         f"{c.precision():.3f} ({c.correct}/{c.predicted}); {rep.thread_claims} paired "
-        f"across threads, not scored",
+        f"across threads, not scored; prose claims alone: recall {rep.prose.recall():.3f} "
+        f"({rep.prose.found}/{rep.prose.labelled}), precision {rep.prose.precision():.3f} "
+        f"({rep.prose.correct}/{rep.prose.predicted})",
         f"  rows from negative messages: {rep.negative_rows}",
         f"  hardware setup recall {h.recall():.3f} ({h.found}/{h.labelled}), precision "
         f"{h.precision():.3f} ({h.correct}/{h.predicted})",

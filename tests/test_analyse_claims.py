@@ -317,3 +317,23 @@ def test_robot_claims_are_signed_and_say_which_way_is_better(tmp_path) -> None:
                       strict=True), key=str)
     assert rows == [("robot", "Throughput_Mbps", -3.2, "regression", False),
                     ("robot", "latency", 12.0, "regression", True)]
+
+
+@pytest.mark.parametrize(("section", "named"), [
+    ("TCP_RR 32 queues", "TCP_RR 32 queues"),
+    ("Exchange the client/server role", "Exchange the client/server role"),
+    ("buffers are as follows", None),  # a clause: the tail of "The results ... are as follows:"
+    ("It shows on iperf3 with small packets", None),
+    ("Here are more details of the data I collected", None),
+])
+def test_a_claims_section_is_a_name_or_none(section: str, named: str | None) -> None:
+    """A claim's section reads as a heading; a sentence or clause the runs stood under is
+    no name (the runs are still paired apart from those under another heading)."""
+    rows = _rows([("without", "baseline", 50.0), ("with", "patched", 60.0)])
+    rows["section"] = section
+    (c,) = measured_claims(rows)
+    assert c["section"] == named
+    other = rows.assign(section="Sorry, I need to post the results again", uid="u1",
+                        value_norm=[10.0, 30.0])
+    assert sorted(c["delta_pct"] for c in measured_claims(pd.concat([rows, other]))) == \
+        [20.0, 200.0]

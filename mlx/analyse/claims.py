@@ -23,7 +23,7 @@ import pandas as pd
 
 from mlx.analyse.pairing import label_sides
 from mlx.analyse.stated import VERDICTS, known, prose_claims, robot_claims
-from mlx.extract.conditions import SHA
+from mlx.extract.conditions import SHA, short_name
 from mlx.extract.vocab import LOWER_IS_BETTER
 from mlx.rows import ClaimRow
 from mlx.subjects import TITLE_SHAPE, parse_subject
@@ -178,7 +178,11 @@ def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
     pair = _pair(base, patched, noise_pct)
     if pair is None:
         return None
-    return {"uid": uid, "kind": "measured", **dict(zip(KEY, key, strict=True)),
+    named = dict(zip(KEY, key, strict=True))
+    # the heading the runs stand under, as a name: a sentence or clause is none (the pairing
+    # above kept runs under different headings apart all the same)
+    named["section"] = short_name(named["section"])
+    return {"uid": uid, "kind": "measured", **named,
             "baseline_label": base[0].label or base[0].condition,
             "patched_label": patched[0].label or patched[0].condition, **pair}
 

@@ -82,22 +82,18 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                 and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
                         for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
-        verdict_ = row.direction
-        motive = verdict_ == "regression" and not CAUSED.search(text) and ((
+        # the problem a posting or a fix addresses, not its effect: a regression it states
+        # without naming the change as its cause (with no size, or of another commit)
+        if row.direction == "regression" and not CAUSED.search(text) and ((
             pd.isna(row.stated_pct) and (FIXES.search(titles.get(row.uid) or "") or (
                 row.uid in postings and not NAMES_CHANGE.search(text)))) or (
-            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": the loss
-            # another commit brought, which the posting ends
-            row.uid in postings and OTHER_COMMIT.search(text) is not None))
-        if motive:
-            verdict_ = "improvement"  # a fix's motivation, a posting's problem: the loss it ends
-        out.append({"uid": row.uid, "kind": "prose", "verdict": verdict_,
+            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop"
+                row.uid in postings and OTHER_COMMIT.search(text) is not None)):
+            continue
+        out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
-                    "patched_line_no": line_no, "motive": motive})
-    # a posting that states its effect too: its problem statement is no claim of its own
-    stating = {c["uid"] for c in out if not c["motive"]}
-    return [{k: v for k, v in c.items() if k != "motive"} for c in out
-            if not (c["motive"] and c["uid"] in stating)]
+                    "patched_line_no": line_no})
+    return out
 
 
 def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[str, Any]]:

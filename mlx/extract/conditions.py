@@ -148,6 +148,9 @@ LEAD_WORDS = re.compile(r"(?i)^(?:(?:on|in|at|for|from|of|here|there|are|is|the|
                         r"an|my|our|your|this|these|those|some|more|and|so|but|then|also|i|"
                         r"we|tested|testing|ran|run|results?|numbers?|data|did|do|does|got|get|"
                         r"see|saw|have|had|tried|used|just|now|then)\b[ \t,]*)+")
+# a finite verb: a clause ("buffers are as follows", "It shows on iperf3"), no name
+CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|shows?|looks?|seems?|has|have|had|does|did|"
+                    r"needs?)\b")
 SHORT_WORDS = 5  # a configuration's name has at most this many words
 NAME_WORDS = 8  # ... or this many, as a list of parts ("128 bit key, 16 byte blocks")
 
@@ -156,9 +159,9 @@ def short_name(text: str | None) -> str | None:
     """A label as a configuration's name: itself when short (``TCP_RR 32 queues``,
     ``SMAP on``, ``64``), the head of a sentence's noun (``On my test box with xdp``
     -> ``test box with xdp``), None for a sentence (``Here are more details of the data
-    I collected``)."""
+    I collected``) or a clause (``buffers are as follows``)."""
     t = (text or "").strip(" \t:;-*")
-    if not t or t.endswith((".", "!", "?")):
+    if not t or t.endswith((".", "!", "?")) or CLAUSE.search(t):
         return None
     lead = LEAD_WORDS.match(t)
     if not lead:  # a name ("128 bit key, 16 byte blocks"), not a sentence ("Sorry, I ...")

@@ -449,6 +449,19 @@ class _Effect:
         return self.doc.span(self.start, self.end)
 
     @cached_property
+    def before(self) -> str:
+        """The words of its clause before the effect phrase."""
+        before = self.doc.span(self.first, self.start)
+        starts = [m.end() for m in CLAUSE_START.finditer(before)]
+        return before[starts[-1]:] if starts else before
+
+    @cached_property
+    def conditional(self) -> bool:
+        """Is its clause, or its sentence, under an "if"?"""
+        return CONDITIONAL.search(self.before) is not None or \
+            CONDITIONAL.search(self.sent) is not None
+
+    @cached_property
     def pct(self) -> float | None:
         """The size it states, in percent (None for an effect without a size)."""
         sent, span = self.sent, self.span
@@ -480,6 +493,31 @@ class _Effect:
         return any(a.start() < at < a.end() for a in ASIDE.finditer(self.sent))
 
 
+# what comes before an effect phrase in its sentence that makes it no claim of the change:
+# "in order to speed up", "aims to reduce", "is not meant as a speed-up", "should improve":
+# what the change is for or might do
+GOAL = re.compile(r"(?i)\b(?:in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|"
+                  r"meant|goals?|purpose|plan(?:s|ned)? to|would like to|hop(?:e|es|ed|ing)|"
+                  r"tr(?:y|ies|ying) to|designed to|should|would|could|might|expect\w*)\b")
+# "If ...", "Even if ...", "Unless ...": an effect under a condition
+CONDITIONAL = re.compile(r"(?i)^\W*(?:even )?(?:if|unless|whether|in case)\b")
+# where the clause of an effect starts: "I tried to raise the client count, and the
+# regression changed from ..." (the effect's clause is the one after ", and")
+CLAUSE_START = re.compile(r"(?i)[,;:(]|\b(?:and|but|so|then|while|whereas)\b")
+# "Currently ...", "Today the existing path ...": the code the change replaces
+STATUS_QUO = re.compile(r"(?i)\b(?:currently|today|at the moment|right now|at present|"
+                        r"presently|nowadays|the (?:current|existing|old) (?:code|"
+                        r"implementation|path|approach|behaviou?r|design|scheme|way))\b")
+# "a small 16-byte overhead", "an overhead of 8 bytes per entry": memory, no run time
+BYTES_OVERHEAD = re.compile(r"(?i)\d[ \t-]?(?:bytes?|[KMG]i?B)\b[^.]{0,30}\boverhead|"
+                            r"\boverhead\b[^.]{0,20}\b\d+[ \t-]?(?:bytes?|[KMG]i?B)\b")
+# "Dropped patches 7-9: they regressed on arm64", "Patch 3 was removed from the series":
+# other patches than the ones posted
+OTHER_PATCHES = re.compile(r"(?i)^\W*(?:dropped|removed|reverted)\b|\b(?:dropped|removed|"
+                           r"reverted)\b[^.]{0,20}\bpatch(?:es)?\b|\bpatch(?:es)? [\d, and-]+ "
+                           r"(?:was|were|are|is) (?:dropped|removed)\b")
+
+
 # In order: the first rule that turns an effect phrase down names why (``rejections``);
 # each example is a sentence it turns down (``tests/test_extract_statements.py``).
 EFFECT_RULES: tuple[Rule[_Effect], ...] = (
@@ -493,6 +531,16 @@ EFFECT_RULES: tuple[Rule[_Effect], ...] = (
          "Tested-by: Jo Doe <jo@example.org> # 10% throughput improvement"),
     Rule("earlier version", lambda e: EARLIER_VERSION.match(e.sent) is not None,
          "In the previous version throughput improved by 5%."),
+    Rule("other patches", lambda e: OTHER_PATCHES.search(e.sent) is not None,
+         "Dropped patches 7-9: they regressed throughput on arm64 by 4%."),
+    Rule("a goal or a hope", lambda e: GOAL.search(e.before) is not None,
+         "It should improve throughput by about 10% on big machines."),
+    Rule("a condition", lambda e: e.conditional,
+         "Even if it is not as fast, the 10% overhead is fine."),
+    Rule("the code it replaces", lambda e: STATUS_QUO.search(e.before) is not None,
+         "Currently the copy adds 12% overhead to each packet."),
+    Rule("memory size", lambda e: BYTES_OVERHEAD.search(e.sent) is not None,
+         "It costs a small 16-byte overhead per entry, a 2% increase in memory."),
 )
 # ... and what turns down an effect stated without a size
 UNSIZED_RULES: tuple[Rule[_Effect], ...] = (
