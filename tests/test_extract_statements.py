@@ -215,3 +215,17 @@ def test_each_effect_rule_turns_its_example_down(rule) -> None:
     subject = "Re: [PATCH] net: foo" if rule.name == "another version's effect" else None
     assert extract_statements(rule.example, subject) == []
     assert {why for _, _, why in statements.rejections(rule.example, subject)} == {rule.name}
+
+
+@pytest.mark.parametrize(("text", "direction", "pct"), [
+    ("With this series we get 14.5% higher throughput.", "improvement", 14.5),
+    ("The patch gives 10% lower latency.", "improvement", 10.0),
+    ("This change yields ~14% better throughput on arm64.", "improvement", 14.0),
+    ("This reduces latency by 14-20%.", "improvement", 17.0),  # a range: its middle
+])
+def test_sized_comparatives_and_ranges_are_stated_effects(text: str, direction: str,
+                                                          pct: float) -> None:
+    """A percent right before a comparative ("14% higher") sizes an effect, and a range
+    after an effect word ("by 14-20%", three tokens to spaCy) gives its middle."""
+    (s,) = extract_statements(text, "[PATCH net-next] net: batch the tx path")
+    assert (s.direction, s.stated_pct) == (direction, pct)

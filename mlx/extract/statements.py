@@ -40,7 +40,11 @@ from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
 
 EFFECT_WORDS = Folded(EFFECT_REGEX)
 # a body is read only if it holds one of these (plain substring tests, C speed)
-BODY_WORDS = (*EFFECT_BODY_WORDS, "identical", "difference", "igher with", "etter with",
+# ("14% higher", "12 % lower": a comparative sized by a percent right before it)
+COMPARATIVES = ("higher", "lower", "better", "worse", "more", "less")
+SIZED_COMPARATIVE = re.compile(r"(?i)\d[ \t]?%[ \t]+(?:" + "|".join(COMPARATIVES) + r")\b")
+BODY_WORDS = (*EFFECT_BODY_WORDS, *(f"%{sep}{w}" for w in COMPARATIVES for sep in (" ", "\t")),
+              "identical", "difference", "igher with", "etter with",
               "ower with", "orse with", "aster with", "same within", "within the noise",
               "within noise")
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
@@ -149,7 +153,12 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
     return [
         # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
         [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
+        # "reduces latency by 14-20%": a range, its middle
+        [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct,
+         {"TEXT": {"IN": ["-", "–", "~", "to"]}}, pct, {"TEXT": "%"}],
         [pct, pct_sign, {"OP": "{0,3}", "LIKE_NUM": False}, effect],
+        # "14.5% higher throughput", "12 % less CPU"
+        [pct, {"TEXT": "%"}, {"LOWER": {"IN": list(COMPARATIVES)}}],
         # "saw 75% and 53% regression": the first of two
         [pct, pct_sign, {"LOWER": {"IN": ["and", "or", "/"]}}, pct, pct_sign,
          {"OP": "{0,3}", "LIKE_NUM": False}, effect],
@@ -330,6 +339,7 @@ def _paragraphs(head: str) -> list[Para]:
         low = para.lower()
         if (any(w in low for w in EFFECT_STEMS) and stated(para, low) and
                 EFFECT_WORDS.search(para, low)) \
+                or ("%" in para and SIZED_COMPARATIVE.search(para)) \
                 or (("identical" in low or "difference" in low or "same" in low) and
                     NO_CHANGE.search(para, low)) or (any(w in low for w in COMPARED_WORDS) and
                                                      COMPARED.search(para, low)):
