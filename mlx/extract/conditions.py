@@ -137,8 +137,10 @@ def resolve(labels: Sequence[Label]) -> Resolved:
     # two comparisons, however alike their headings
     at = next((k for k, lab in enumerate(labels) if lab is chosen), len(labels))
     outer = set(map(id, labels[at + 1:]))
+    # (a label that names a condition keeps no configurations apart: flent's "Title:
+    # 'baseline'" under "Without the series:" differs from the patched side's by design)
     scope = tuple(f"{lab.text} @{lab.at}" if id(lab) in outer and lab.at >= 0 else lab.text
-                  for lab in others)
+                  for lab in others if lab.condition is None)
     return Resolved(chosen.text if chosen else None, chosen.condition if chosen else None,
                     config, scope)
 
