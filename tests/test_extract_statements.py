@@ -229,3 +229,18 @@ def test_sized_comparatives_and_ranges_are_stated_effects(text: str, direction: 
     after an effect word ("by 14-20%", three tokens to spaCy) gives its middle."""
     (s,) = extract_statements(text, "[PATCH net-next] net: batch the tx path")
     assert (s.direction, s.stated_pct) == (direction, pct)
+
+
+def test_a_change_log_states_no_effect_of_the_change() -> None:
+    """What a version changed ("Changes in v2:", "v2 -> v3:", and the notes below a
+    patch's "---" after such a heading) is over an earlier version: no claim; the commit
+    message above it is read."""
+    body = ("Batch the tx completions.\n\nThis patch improves throughput by 10%.\n\n"
+            "Signed-off-by: Pat Cher <pat@example.org>\n---\nChanges in v2:\n"
+            "- Send the rows nested.\n\nThis should be safer now. Also the idea of a "
+            "second queue showed a nice performance improvement of 4%.\n\n"
+            " net/foo.c | 2 +-\n")
+    got = extract_statements(body, "[PATCH net-next v2] net: foo: batch tx completions")
+    assert [(s.line_no, s.stated_pct) for s in got] == [(3, 10.0)]
+    cover = "v2 -> v3:\n - The lookups are 3% faster.\n"
+    assert extract_statements(cover, "[PATCH v3 0/2] net: foo") == []

@@ -33,6 +33,8 @@ FIXES = re.compile(r"(?i)\b(?:fix|revert|avoid|prevent|restore|correct|repair|do
                    r"stop|reduce|remove|drop|eliminate)\b")
 # "measured degradation on TX: -466 pps (-0.2%)": the posting's own measurement
 MEASURED = re.compile(r"(?i)\b(?:measur\w*|benchmark\w*|tested|results?|iperf3?|netperf)\b")
+# "a version containing commit 165573e41f2f", "since commit ...": a loss another commit brought
+AFTER_COMMIT = re.compile(r"(?i)\b(?:contain\w*|includ\w*|since|after|with)[ \t]+commit\b")
 # "a kernel containing commit 165573e41f2f": another commit, named by its id
 OTHER_COMMIT = re.compile(r"(?i)\bcommit[ \t]+(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 
@@ -90,8 +92,10 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
             pd.isna(row.stated_pct) and FIXES.search(titles.get(row.uid) or "")) or (
                 row.uid in postings and not NAMES_CHANGE.search(text) and
                 not MEASURED.search(text)) or (
-            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop"
-                row.uid in postings and OTHER_COMMIT.search(text) is not None)):
+            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": that
+            # commit's loss (in a posting, or a reply that retells it)
+                OTHER_COMMIT.search(text) is not None and (
+                    row.uid in postings or AFTER_COMMIT.search(text) is not None))):
             continue
         out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,

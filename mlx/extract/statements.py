@@ -351,6 +351,21 @@ def _paragraphs(head: str) -> list[Para]:
     return out
 
 
+def _in_changelog(para: Para, head: str) -> bool:
+    """Is the paragraph a version's change log: "Changes in v2:" on its first line or the
+    line right above it, or anywhere above it below a patch's "---" (the notes to
+    reviewers, where a change log runs on to the diffstat)?"""
+    if CHANGELOG.match(para.text):
+        return True
+    first = para.starts[0][1]  # the body line it starts on (0-based)
+    lines = head.split("\n", first)[:first]
+    above = next((ln for ln in reversed(lines[-2:]) if ln.strip(" \t>")), "")
+    if above and CHANGELOG.match(above):
+        return True
+    fold = max((k for k, ln in enumerate(lines) if ln.rstrip() == "---"), default=None)
+    return fold is not None and any(CHANGELOG.match(ln) for ln in lines[fold + 1:])
+
+
 def _runs(para: str, first_line: int) -> list[Para]:
     """The lines of one paragraph grouped by quote depth, prefixes removed."""
     runs: list[tuple[int, list[str], list[int]]] = []  # depth, texts, their line indexes
@@ -414,7 +429,7 @@ def _statements(body: str | None, subject: str | None,
         pasted = pasted_commits(head.split("\n"))
         head = "\n".join("> " + ln if i in pasted else ln
                          for i, ln in enumerate(head.split("\n")))
-    paras = _paragraphs(head)[:200]
+    paras = [p for p in _paragraphs(head) if not _in_changelog(p, head)][:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not is_reply(subject)
     for para, (doc, matches) in zip(paras, _read([p.text[:5000] for p in paras]), strict=True):
@@ -514,7 +529,9 @@ class _Effect:
 # what the change is for or might do
 GOAL = re.compile(r"(?i)\b(?:in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|"
                   r"meant|goals?|purpose|plan(?:s|ned)? to|would like to|hop(?:e|es|ed|ing)|"
-                  r"tr(?:y|ies|ying) to|designed to|should|would|could|might|expect\w*)\b")
+                  r"tr(?:y|ies|ying) to|designed to|should|would|could|might|expect\w*|"
+                  r"(?:approach|attempt)(?:es|s)? (?:at|to)|to (?:achieve|get|gain|obtain|"
+                  r"bring|provide|enable|allow))\b")
 # "If ...", "Even if ...", "Unless ...": an effect under a condition
 CONDITIONAL = re.compile(r"(?i)^\W*(?:even )?(?:if|unless|whether|in case)\b")
 # where the clause of an effect starts: "I tried to raise the client count, and the
@@ -529,8 +546,8 @@ BYTES_OVERHEAD = re.compile(r"(?i)\d[ \t-]?(?:bytes?|[KMG]i?B)\b[^.]{0,30}\bover
                             r"\boverhead\b[^.]{0,20}\b\d+[ \t-]?(?:bytes?|[KMG]i?B)\b")
 # "reduces memory consumption by ~75%", "the used memory decreased by 20%": a footprint, no
 # run time (memory traffic is: "fewer cache misses", "memory bandwidth")
-MEMORY_SIZE = re.compile(r"(?i)\b(?:memory|ram)[ \t]+(?:consumption|footprint|usage|use|size)\b|"
-                         r"\bused[ \t]+memory\b|\bfootprint\b")
+MEMORY_SIZE = re.compile(r"(?i)\b(?:memory|ram)[ \t]+(?:consumption|footprint|usage|use|size|"
+                         r"reduction|savings?)\b|\bused[ \t]+memory\b|\bfootprint\b")
 # "Tracing results === syscall-257 ...": a ruler of tool output in the "sentence"
 RULER = re.compile(r"={3,}|-{4,}")
 # "... socket to increase performance": a purpose, said by "to" and a verb
@@ -538,6 +555,12 @@ RULER = re.compile(r"={3,}|-{4,}")
 PURPOSE = re.compile(r"(?i)(?<!able )(?<!helps )(?<!helped )(?<!manages )(?<!managed )\bto[ \t]*$")
 BASE_VERB = re.compile(r"(?i)^(?:improve|increase|reduce|speed|boost|lower|decrease|cut|"
                        r"double|minimi[sz]e|maximi[sz]e|avoid|gain)\b")
+# "Changes in v2:", "v1 -> v2:", "Changes since v3": a paragraph that says how this version
+# differs from the last (its effects are over an earlier version, not over the old code)
+CHANGELOG = re.compile(r"(?i)^[ \t>]*(?:[-*][ \t]*)?(?:changes?|changelog)(?:[ \t]+(?:in|since|"
+                       r"from|for))?[ \t]+v?\d+\b|^[ \t>]*(?:changes?|changelog)[ \t]*:|"
+                       r"^[ \t>]*v\d+[ \t]*(?:->|→|to|\.\.)[ \t]*v\d+\b|^[ \t>]*(?:since|"
+                       r"from) v\d+[ \t]*:")
 # "Dropped patches 7-9: they regressed on arm64", "Patch 3 was removed from the series":
 # other patches than the ones posted
 OTHER_PATCHES = re.compile(r"(?i)^\W*(?:dropped|removed|reverted)\b|\b(?:dropped|removed|"
@@ -575,8 +598,15 @@ EFFECT_RULES: tuple[Rule[_Effect], ...] = (
     Rule("tool output", lambda e: RULER.search(e.sent) is not None,
          "openat: 1.88 -> 2.3 (+24.0% overhead) ====="),
 )
+# "A bunch of small performance improvements and bugfixes were applied": changes counted
+# as pieces of work, no effect
+WORK_ITEMS = re.compile(r"(?i)\b(?:bunch|number|couple|lot|set|handful|few|several|various|"
+                        r"some|many|other|minor|small)[ \t]+(?:of[ \t]+)?(?:\w+[ \t]+){0,2}?"
+                        r"(?:improvements|optimi[sz]ations|enhancements|speed-?ups)\b")
 # ... and what turns down an effect stated without a size
 UNSIZED_RULES: tuple[Rule[_Effect], ...] = (
+    Rule("changes counted as work", lambda e: WORK_ITEMS.search(e.sent) is not None,
+         "A bunch of small performance improvements and bugfixes were applied."),
     Rule("no size and nothing asserted", lambda e: not (
         _asserted(e.sent) and PERF_NOUN.search(SPEEDUP.sub(" ", e.sent))),
          "A performance improvement would be nice."),
