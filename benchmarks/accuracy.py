@@ -418,6 +418,8 @@ def figures(rep: Report) -> dict[str, float]:
         "results_precision": rep.results.precision(),
         "claims_recall": rep.claims.recall(),
         "claims_precision": rep.claims.precision(),
+        "prose_recall": rep.prose.recall(),
+        "prose_precision": rep.prose.precision(),
         "condition": cond[0] / cond[1] if cond[1] else 1.0,
         "hardware_setup_recall": rep.hardware.recall(),
         "hardware_setup_precision": rep.hardware.precision(),

@@ -244,3 +244,18 @@ def test_a_change_log_states_no_effect_of_the_change() -> None:
     assert [(s.line_no, s.stated_pct) for s in got] == [(3, 10.0)]
     cover = "v2 -> v3:\n - The lookups are 3% faster.\n"
     assert extract_statements(cover, "[PATCH v3 0/2] net: foo") == []
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("This patch reduces memory consumption by ~32% in this case.", []),
+    ("Under the same configuration, the used memory decreased by 20% with the new image.", []),
+    ("Build as a module it can provide 50% reduction in run-time memory use.", []),
+    # the memory is another effect's noun: the performance one stays
+    ("Thumb-2 code is denser, reducing RAM usage and improving performance due to a better "
+     "instruction cache footprint.", [("improvement", None)]),
+])
+def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> None:
+    """Memory consumption, footprint and use are sizes, not run time: an effect whose own
+    words (a few on either side, within its clause) name them is no claim."""
+    got = extract_statements(text, "[PATCH] arm: build with thumb-2")
+    assert [(s.direction, s.stated_pct) for s in got] == kept

@@ -78,11 +78,15 @@ def link_version() -> str:
 
 @cache
 def _link_code() -> str:
+    """A hash of the code the stored link tables depend on (the claims' too: their
+    pairing, prose rules, conditions and vocabulary): a pass by other code re-links all."""
     from mlx import link
-    from mlx.analyse import claims
+    from mlx.analyse import claims, pairing, stated
+    from mlx.extract import conditions, vocab
     from mlx.link import batches, columns, incremental, known
     h = hashlib.sha1(usedforsecurity=False)
-    for module in (link, batches, columns, known, patch_columns, incremental, claims):
+    for module in (link, batches, columns, known, patch_columns, incremental, claims, pairing,
+                   stated, conditions, vocab):
         h.update(inspect.getsource(module).encode())
     h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes,
     import pandas  # which pandas' hash_array makes
