@@ -15,9 +15,8 @@ import os
 import sys
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import partial
 
 from mlx.archive import HEADERS, LINK_COLUMNS, Archive
@@ -28,6 +27,7 @@ from mlx.errors import MlxError
 from mlx.ingest import fetch
 from mlx.ingest.plan import Pending, Planner
 from mlx.ingest.sources import Source, discover
+from mlx.ingest.summary import IngestReport
 from mlx.link import link_store
 from mlx.pipeline import EXTRACTOR_NAMES, Sink, run_chunk, warm_up
 from mlx.rows import ErrorRecord
@@ -35,34 +35,6 @@ from mlx.store import ERRORS, Store, errors_table
 
 __all__ = ["HEADERS", "LINK_COLUMNS", "Archive", "IngestReport", "ingest", "load"]
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class IngestReport:
-    """Counts of one ingest run. ``raw == stored + errors + duplicates + already``."""
-
-    store: str
-    sources: int = 0
-    unchanged: int = 0  # sources skipped: nothing new since the last run
-    skipped_files: list[str] = field(default_factory=list)
-    raw: int = 0
-    stored: int = 0
-    errors: int = 0
-    duplicates: int = 0  # byte-identical copies within this run
-    already: int = 0  # already in the store from an earlier run
-    deleted: int = 0  # public-inbox deletions
-    defects: Counter[str] = field(default_factory=Counter)
-    linked: dict[str, int] = field(default_factory=dict)  # threads, patches, series ...
-    elapsed: float = 0.0
-    link_elapsed: float = 0.0  # of ``elapsed``: the link pass over the whole store
-
-    @property
-    def rate(self) -> float:
-        return self.raw / self.elapsed if self.elapsed else 0.0
-
-    @property
-    def balanced(self) -> bool:
-        return self.raw == self.stored + self.errors + self.duplicates + self.already
 
 
 @contextlib.contextmanager

@@ -8,16 +8,14 @@ before (an earlier chunk or run), else it is renamed into place.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
+from mlx.ingest.summary import IngestReport
 from mlx.pipeline import ChunkResult
 from mlx.rows import ErrorRecord
 from mlx.store import Store, errors_table
-
-if TYPE_CHECKING:
-    from mlx.api import IngestReport
 
 
 def error_keys(table: pa.Table) -> set[tuple[Any, ...]]:

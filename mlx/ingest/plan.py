@@ -12,7 +12,7 @@ import os
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mlx.ingest import gitinbox
 from mlx.ingest.chunks import (
@@ -28,10 +28,8 @@ from mlx.ingest.chunks import (
 )
 from mlx.ingest.sources import Source
 from mlx.ingest.split import RawMessage
+from mlx.ingest.summary import IngestReport
 from mlx.rows import ErrorRecord
-
-if TYPE_CHECKING:
-    from mlx.api import IngestReport
 
 
 @dataclass
