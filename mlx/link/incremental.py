@@ -21,8 +21,6 @@ checks the tables equal a full re-link.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +32,7 @@ import pyarrow.compute as pc
 
 from mlx.link import patch_columns
 from mlx.link.columns import UNKNOWN, IdCodes, nearest_marked, numpy
+from mlx.link.formats import LINK_FORMAT
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
 from mlx.link.threads import header_thread_refs
@@ -78,20 +77,10 @@ def link_version() -> str:
 
 @cache
 def _link_code() -> str:
-    """A hash of the code the stored link tables depend on (the claims' too: their
-    pairing, prose rules, conditions and vocabulary): a pass by other code re-links all."""
-    from mlx import link
-    from mlx.analyse import claims, pairing, stated
-    from mlx.extract import conditions, vocab
-    from mlx.link import batches, columns, incremental, known
-    h = hashlib.sha1(usedforsecurity=False)
-    for module in (link, batches, columns, known, patch_columns, incremental, claims, pairing,
-                   stated, conditions, vocab):
-        h.update(inspect.getsource(module).encode())
-    h.update(inspect.getsource(hashes).encode())  # the keys stored are its hashes,
-    import pandas  # which pandas' hash_array makes
-    h.update(pandas.__version__.encode())
-    return h.hexdigest()[:16]
+    """The version of the stored link tables (``formats.LINK_FORMAT``), and pandas' (the
+    keys stored are its ``hash_array``'s hashes)."""
+    import pandas
+    return f"link-{LINK_FORMAT}-pandas-{pandas.__version__}"
 
 
 class Rows:

@@ -11,8 +11,6 @@ merging trailers) and over robot reports.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link.columns import UNKNOWN, Threading, encode, nearest_marked, numpy, stamps, take_codes
+from mlx.link.formats import SUBJECT_FORMAT
 from mlx.link.patches import (
     COMMON_TITLE,
     REVIEW_KEYS,
@@ -105,15 +104,9 @@ def key_columns(parsed: pa.Table) -> pa.Table:
 
 @cache
 def parser_version() -> str:
-    """A hash of the code that parses a subject: a stored parse of another is stale."""
-    from mlx import subjects
-    from mlx.link import patches
-    h = hashlib.sha1(usedforsecurity=False)
-    for module in (subjects, patches):
-        h.update(inspect.getsource(module).encode())
-    h.update(inspect.getsource(_parsed).encode())
-    h.update(repr((REPORTED, sorted(EXTRA), sorted(KINDS.items()))).encode())
-    return h.hexdigest()[:16]
+    """The version of the stored subject parses (``formats.SUBJECT_FORMAT``): a stored
+    parse of another is stale."""
+    return f"subjects-{SUBJECT_FORMAT}"
 
 
 def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
