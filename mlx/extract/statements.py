@@ -250,12 +250,18 @@ def _percent(text: str) -> float | None:
     return None
 
 
-# "To measure the performance degradation", "whether it improves": no effect asserted
-HEDGE = re.compile(r"(?i)\b(?:to (?:measure|check|see|test|verify|avoid|find)|whether|if (?:there|"
-                   r"this|it|we|you)|any|might|may|would|should|expect\w*|hope\w*|"
+# what a change is for or might do: "in order to", "aims to", "should", "would"
+GOAL_WORDS = (r"in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|meant|goals?|"
+              r"purpose|plan(?:s|ned)? to|would like to|hop(?:e|es|ed|ing)|tr(?:y|ies|ying) to|"
+              r"designed to|should|would|might|expect\w*|(?:approach|attempt)(?:es|s)? "
+              r"(?:at|to)|to (?:achieve|get|gain|obtain|bring|provide|enable|allow)")
+# "To measure the performance degradation", "whether it improves": no effect asserted (in
+# a sentence with no size, anything that hedges it: GOAL_WORDS and these)
+HEDGE = re.compile(r"(?i)\b(?:" + GOAL_WORDS + r"|to (?:measure|check|see|test|verify|avoid|"
+                   r"find)|whether|if (?:there|this|it|we|you)|any|may|hope\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
-                   r"fear\w*|goal|once|aim\w*|need|needs|request\w*|seem\w*|"
+                   r"fear\w*|once|aim\w*|need|needs|request\w*|seem\w*|"
                    # "I propose to apply ...", "Preparing for upcoming ... improvements"
                    r"(?:i|we) propose|proposal|proposing|upcoming|future|"
                    r"prepar(?:e|es|ing) for)\b|"
@@ -534,11 +540,7 @@ class _Effect:
 # what comes before an effect phrase in its sentence that makes it no claim of the change:
 # "in order to speed up", "aims to reduce", "is not meant as a speed-up", "should improve":
 # what the change is for or might do
-GOAL = re.compile(r"(?i)\b(?:in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|"
-                  r"meant|goals?|purpose|plan(?:s|ned)? to|would like to|hop(?:e|es|ed|ing)|"
-                  r"tr(?:y|ies|ying) to|designed to|should|would|could|might|expect\w*|"
-                  r"(?:approach|attempt)(?:es|s)? (?:at|to)|to (?:achieve|get|gain|obtain|"
-                  r"bring|provide|enable|allow))\b")
+GOAL = re.compile(r"(?i)\b(?:" + GOAL_WORDS + r"|could)\b")
 # "If ...", "Even if ...", "Unless ...": an effect under a condition
 CONDITIONAL = re.compile(r"(?i)^\W*(?:even )?(?:if|unless|whether|in case)\b")
 # where the clause of an effect starts: "I tried to raise the client count, and the
