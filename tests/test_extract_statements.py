@@ -137,13 +137,14 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
     """Folded runs a pattern on lowercased text: it finds what the IGNORECASE pattern finds."""
     import re
 
+    from mlx.extract import sizes
     from mlx.extract import statements as s
     text = " ".join(words)
-    for pattern in (s.NO_CHANGE, s.COMPARED, s.ADJECTIVE, s.SIZE_WORD, s.PERF_NOUN,
+    for pattern in (s.NO_CHANGE, s.COMPARED, sizes.ADJECTIVE, sizes.SIZE_WORD, s.PERF_NOUN,
                     s.EFFECT_WORDS):
         assert (pattern.search(text) is None) == \
             (re.search(pattern.rx.pattern, text, re.IGNORECASE) is None), pattern.rx.pattern
-    assert (s.SIZE_NUMBER.search(text) is None) == \
+    assert (sizes.SIZE_NUMBER.search(text) is None) == \
         (re.search(r"\d[ \t]?(?:%|(?:x|times)\b)|\bx\d{1,3}\b", text) is None)
 
 

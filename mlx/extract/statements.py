@@ -13,7 +13,6 @@ Robot tables: the ``%stddev %change %stddev`` comparison of an LKP report
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,8 +21,19 @@ from typing import Any
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
 from mlx.extract.nlp import Tokens, effect_docs
+from mlx.extract.paragraphs import Para, in_changelog, paragraphs
 from mlx.extract.robot import robot_rows
 from mlx.extract.rules import Rule, rejected_by
+from mlx.extract.sizes import (
+    FROM_TO_PCT,
+    MORE_PCT,
+    PAREN_PCT,
+    RANGE,
+    SIZE,
+    VARY_RANGE,
+    percent,
+    sized,
+)
 from mlx.extract.vocab import (
     EFFECT_BODY_WORDS,
     EFFECT_REGEX,
@@ -36,7 +46,7 @@ from mlx.extract.vocab import (
 )
 from mlx.rows import Statement
 from mlx.subjects import parse_subject
-from mlx.text import Folded, TextCache, Words, pasted_commits, split_quote
+from mlx.text import Folded, TextCache, Words, pasted_commits
 
 EFFECT_WORDS = Folded(EFFECT_REGEX)
 # a body is read only if it holds one of these (plain substring tests, C speed)
@@ -47,19 +57,6 @@ BODY_WORDS = (*EFFECT_BODY_WORDS, *(f"%{sep}{w}" for w in COMPARATIVES for sep i
               "identical", "difference", "igher with", "etter with",
               "ower with", "orse with", "aster with", "same within", "within the noise",
               "within noise")
-# ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
-# "7%", "2x", "3 times"
-# ("x(?<!\wx)" is "\bx" written so that re skips to the x's: 3x faster on bodies)
-SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|x(?<!\wx)\d{1,3}\b")
-# "double the bandwidth", "twice as fast" (tried only where FACTOR_STEMS stand)
-SIZE_WORD = Folded(r"\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
-                   r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)")
-SIZE = re.compile(SIZE_NUMBER.pattern + "|(?i:" + SIZE_WORD.rx.pattern + ")")
-# "a big performance improvement" (tried only where such a noun stands)
-ADJECTIVE = Folded(r"(?:big|huge|significant|noticeable|nice|major|measurable|substantial|"
-                   r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
-                   r"(?:improvement|regression|speed-?up|degradation|gain|boost)")
-NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
 # what a performance effect is an effect on
 # ("higher throughput scenarios", "high performance workloads": a kind of use, no effect)
 PERF_NOUN = Folded(r"\b(?:performance|throughput|bandwidth|latency|latencies|"
@@ -100,17 +97,6 @@ PERF_WORDS = ("erformance", "hroughput", "andwidth", "atency", "peed", "pps", "C
 
 # both in one pass over a head, shared with the other extractors' prefilters
 PREFILTER = Words({"effect": BODY_WORDS, "perf": PERF_WORDS}, PREFILTERS)
-
-
-FACTOR_STEMS = ("oubl", "OUBL", "wice", "WICE", "ripl", "RIPL")
-
-
-def sized(text: str, low: str | None = None) -> bool:
-    """Does the text state the size of an effect: a percent, "2x", "a big improvement"?
-    (``low``: the text lowercased, where the caller has it.)"""
-    return SIZE_NUMBER.search(text) is not None or (
-        any(w in text for w in FACTOR_STEMS) and SIZE_WORD.search(text, low) is not None) or (
-        any(n in text for n in NOUNS) and ADJECTIVE.search(text, low) is not None)
 
 
 def stated(text: str, low: str | None = None) -> bool:
@@ -187,9 +173,6 @@ NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
 OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
 FACTOR = re.compile(r"(?i)\b(?:doubl\w*|twice|tripl\w*)\b")
-# "..., and 15.6% in the case of ...": a further percent the same sentence states
-MORE_PCT = re.compile(r"(?:,|\band\b|\bor\b)[ \t]+(?:by[ \t]+)?(?:about[ \t]+|~)?([-+]?\d{1,4}"
-                      r"(?:\.\d{1,3})?)[ \t]?%")
 # "identical within statistical errors", "no noticeable difference": no change stated
 NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
                    r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
@@ -212,44 +195,8 @@ DROPS_PERFORMANCE = re.compile(r"(?i)\bdrop(?:s|ped)?[ \t\n]+(?:the[ \t\n]+)?per
 # "results are identical within statistical errors": results of a measurement ("the result
 # was the same" of a functional test is none)
 MEASURING = re.compile(r"statistic|noise|error|margin|variance|deviation|run-to-run")
-# "changed from 69.4% to 73.7%": where an effect went, not two effects ("varying from 5% to
-# 2500%" is a range)
-FROM_TO_PCT = re.compile(r"(?i)\b(?:chang|increas|decreas|went|go|goes|grew|rose|drop|fell|jump|"
-                         r"mov|climb|shrank|shrunk)\w*[ \t\n]+from[ \t\n]+~?"
-                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%[ \t\n]+to[ \t\n]+~?"
-                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
-# "varying greatly from 5% to 2500%", "range from 5% to 2500% faster": one effect, its middle
-VARY_RANGE = re.compile(r"(?i)\b(?:var|rang)\w*[ \t\n]+(?:\w+[ \t\n]+)?from[ \t\n]+~?"
-                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t\n]+to[ \t\n]+~?"
-                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 COMPARED_WORDS = ("higher with", "better with", "lower with", "worse with", "faster with",
                   "slower with")
-# "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
-PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
-# "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
-# ("from 69.4% to 73.7%" is a change of the numbers, no range)
-RANGE = re.compile(r"(?<!from )(?<!from ~)(?<![\d.])([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*"
-                   r"(?:-|–|~|to)[ \t]*(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
-
-
-def _percent(text: str) -> float | None:
-    """The stated percent of a phrase: "15-20 %" -> 17.5, "-25.7%" -> -25.7."""
-    m = RANGE.search(text)
-    if m:
-        return (float(m.group(1)) + float(m.group(2))) / 2
-    m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
-    if m:
-        return float(m.group(1))
-    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
-    if m:  # "2x faster", "3 times", "a x2 boost"
-        return (float(m.group(1) or m.group(2)) - 1) * 100
-    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b[ \t]+(?:the |its |our |their |of |as )?"
-                  r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)", text)
-    if m:  # "nearly providing double the bandwidth"
-        return 200.0 if m.group(1).lower().startswith("tripl") else 100.0
-    return None
-
-
 # what a change is for or might do: "in order to", "aims to", "should", "would"
 GOAL_WORDS = (r"in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|meant|goals?|"
               r"purpose|plan(?:s|ned)? to|would like to|hop(?:e|es|ed|ing)|tr(?:y|ies|ying) to|"
@@ -314,92 +261,24 @@ def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
     return "regression" if REGRESS.search(sentence) else None
 
 
-PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t>]*\n)+")
+def _effect_paragraph(para: str) -> bool:
+    """Does a paragraph state an effect: sized, a no-change, or a comparison with the
+    change's absence (cheapest tests first)?"""
+    low = para.lower()
+    return (any(w in low for w in EFFECT_STEMS) and stated(para, low) and
+            EFFECT_WORDS.search(para, low) is not None) \
+        or ("%" in para and SIZED_COMPARATIVE.search(para) is not None) \
+        or (("identical" in low or "difference" in low or "same" in low) and
+            NO_CHANGE.search(para, low) is not None) \
+        or (any(w in low for w in COMPARED_WORDS) and COMPARED.search(para, low) is not None)
 
 
-@dataclass(frozen=True)
-class Para:
-    """A run of one paragraph's lines at one quote depth, joined into one text."""
-
-    depth: int
-    text: str
-    starts: tuple[tuple[int, int], ...]  # (offset in text, body line index) of each line
-
-    def line_at(self, offset: int) -> int:
-        """The body line (1-based) the character at ``offset`` of the text stands on."""
-        at = bisect.bisect_right(self.starts, offset, key=lambda start: start[0]) - 1
-        return self.starts[max(at, 0)][1] + 1
+def _effect_run(text: str) -> bool:
+    low = text.lower()
+    return stated(text, low) or NO_CHANGE.search(text, low) is not None or \
+        COMPARED.search(text, low) is not None
 
 
-def _paragraphs(head: str) -> list[Para]:
-    """Each paragraph that states a sized effect, by quote depth.
-
-    Paragraphs end at blank lines and where the quote depth changes ("On ...
-    wrote:" followed by "> ..." lines is two paragraphs).
-    """
-    out: list[Para] = []
-    line, pos = 0, 0
-    for m in [*PARAGRAPH_BREAK.finditer(head), None]:
-        end = m.start() if m else len(head)
-        para = head[pos:end]
-        low = para.lower()
-        if (any(w in low for w in EFFECT_STEMS) and stated(para, low) and
-                EFFECT_WORDS.search(para, low)) \
-                or ("%" in para and SIZED_COMPARATIVE.search(para)) \
-                or (("identical" in low or "difference" in low or "same" in low) and
-                    NO_CHANGE.search(para, low)) or (any(w in low for w in COMPARED_WORDS) and
-                                                     COMPARED.search(para, low)):
-            out += _runs(para, line)
-        if m is None:
-            break
-        line += head.count("\n", pos, m.end())
-        pos = m.end()
-    return out
-
-
-def _in_changelog(para: Para, head: str) -> bool:
-    """Is the paragraph a version's change log: "Changes in v2:" on its first line or the
-    line right above it, or anywhere above it below a patch's "---" (the notes to
-    reviewers, where a change log runs on to the diffstat)?"""
-    if CHANGELOG.match(para.text):
-        return True
-    first = para.starts[0][1]  # the body line it starts on (0-based)
-    lines = head.split("\n", first)[:first]
-    above = next((ln for ln in reversed(lines[-2:]) if ln.strip(" \t>")), "")
-    if above and CHANGELOG.match(above):
-        return True
-    fold = max((k for k, ln in enumerate(lines) if ln.rstrip() == "---"), default=None)
-    return fold is not None and any(CHANGELOG.match(ln) for ln in lines[fold + 1:])
-
-
-def _runs(para: str, first_line: int) -> list[Para]:
-    """The lines of one paragraph grouped by quote depth, prefixes removed."""
-    runs: list[tuple[int, list[str], list[int]]] = []  # depth, texts, their line indexes
-    for i, raw in enumerate(para.split("\n")):
-        depth, text = split_quote(raw)
-        text = text.strip()
-        if not text or text.startswith(("diff --git", "@@ ", "+", "-")) or DIFFSTAT.match(text):
-            continue  # code, and a diffstat's "path | 21 ++++----" lines
-        if runs and runs[-1][0] == depth:
-            runs[-1][1].append(text)
-            runs[-1][2].append(first_line + i)
-        else:
-            runs.append((depth, [text], [first_line + i]))
-    out = []
-    for depth, texts, lines in runs:
-        offsets = [0]
-        for t in texts[:-1]:
-            offsets.append(offsets[-1] + len(t) + 1)
-        para_run = Para(depth, " ".join(texts), tuple(zip(offsets, lines, strict=True)))
-        low = para_run.text.lower()
-        if stated(para_run.text, low) or NO_CHANGE.search(para_run.text, low) or \
-                COMPARED.search(para_run.text, low):
-            out.append(para_run)
-    return out
-
-
-DIFFSTAT = re.compile(r"^\S.{0,80}?[ \t]\|[ \t]+\d{1,6}(?:[ \t]+[-+]{1,80})?[ \t]*$|"
-                      r"^\d{1,5} files? changed")
 # a pull request or a summary of other patches states no effect of its own
 PULL = re.compile(r"(?i)\[(?:GIT )?PULL\b|\bpull request\b|^(?:re: )?(?:\[[^]]*\] )*[\w-]+ "
                   r"(?:updates|fixes) for\b")
@@ -435,7 +314,8 @@ def _statements(body: str | None, subject: str | None,
         pasted = pasted_commits(head.split("\n"))
         head = "\n".join("> " + ln if i in pasted else ln
                          for i, ln in enumerate(head.split("\n")))
-    paras = [p for p in _paragraphs(head) if not _in_changelog(p, head)][:200]
+    paras = [p for p in paragraphs(head, _effect_paragraph, _effect_run)
+             if not in_changelog(p, head)][:200]
     # a patch's own text speaks of the patch; a reply's sentence must name the change
     posting = not is_reply(subject)
     for para, (doc, matches) in zip(paras, _read([p.text[:5000] for p in paras]), strict=True):
@@ -509,7 +389,7 @@ class _Effect:
     def pct(self) -> float | None:
         """The size it states, in percent (None for an effect without a size)."""
         sent, span = self.sent, self.span
-        pct = _percent(span) if SIZE.search(span) else None
+        pct = percent(span) if SIZE.search(span) else None
         if pct is not None and (m := FROM_TO_PCT.search(sent)) and \
                 float(m.group(1)) == abs(pct):
             pct = float(m.group(2))  # "the regression is changed from 69.4% to 73.7%"
@@ -566,12 +446,6 @@ RULER = re.compile(r"={3,}|-{4,}")
 PURPOSE = re.compile(r"(?i)(?<!able )(?<!helps )(?<!helped )(?<!manages )(?<!managed )\bto[ \t]*$")
 BASE_VERB = re.compile(r"(?i)^(?:improve|increase|reduce|speed|boost|lower|decrease|cut|"
                        r"double|minimi[sz]e|maximi[sz]e|avoid|gain)\b")
-# "Changes in v2:", "v1 -> v2:", "Changes since v3": a paragraph that says how this version
-# differs from the last (its effects are over an earlier version, not over the old code)
-CHANGELOG = re.compile(r"(?i)^[ \t>]*(?:[-*][ \t]*)?(?:changes?|changelog)(?:[ \t]+(?:in|since|"
-                       r"from|for))?[ \t]+v?\d+\b|^[ \t>]*(?:changes?|changelog)[ \t]*:|"
-                       r"^[ \t>]*v\d+[ \t]*(?:->|→|to|\.\.)[ \t]*v\d+\b|^[ \t>]*(?:since|"
-                       r"from) v\d+[ \t]*:")
 # "Dropped patches 7-9: they regressed on arm64", "Patch 3 was removed from the series":
 # other patches than the ones posted
 OTHER_PATCHES = re.compile(r"(?i)^\W*(?:dropped|removed|reverted)\b|\b(?:dropped|removed|"

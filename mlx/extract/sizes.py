@@ -1,0 +1,74 @@
+"""How big an effect a text states: a percent, a range, a factor, "a big improvement".
+
+``sized`` is the cheap test (is a size stated at all?); ``percent`` reads the one an
+effect phrase states ("15-20 %" -> 17.5, "2x" -> 100); the patterns tell a range from a
+change of numbers ("from 69.4% to 73.7%") and find further percents of one sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mlx.text import Folded
+
+# ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
+# "7%", "2x", "3 times"
+# ("x(?<!\wx)" is "\bx" written so that re skips to the x's: 3x faster on bodies)
+SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|x(?<!\wx)\d{1,3}\b")
+# "double the bandwidth", "twice as fast" (tried only where FACTOR_STEMS stand)
+SIZE_WORD = Folded(r"\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
+                   r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)")
+SIZE = re.compile(SIZE_NUMBER.pattern + "|(?i:" + SIZE_WORD.rx.pattern + ")")
+# "a big performance improvement" (tried only where such a noun stands)
+ADJECTIVE = Folded(r"(?:big|huge|significant|noticeable|nice|major|measurable|substantial|"
+                   r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
+                   r"(?:improvement|regression|speed-?up|degradation|gain|boost)")
+NOUNS = ("mprovement", "egression", "peedup", "peed-up", "egradation", "gain", "boost")
+FACTOR_STEMS = ("oubl", "OUBL", "wice", "WICE", "ripl", "RIPL")
+
+
+def sized(text: str, low: str | None = None) -> bool:
+    """Does the text state the size of an effect: a percent, "2x", "a big improvement"?
+    (``low``: the text lowercased, where the caller has it.)"""
+    return SIZE_NUMBER.search(text) is not None or (
+        any(w in text for w in FACTOR_STEMS) and SIZE_WORD.search(text, low) is not None) or (
+        any(n in text for n in NOUNS) and ADJECTIVE.search(text, low) is not None)
+
+
+# "..., and 15.6% in the case of ...": a further percent the same sentence states
+MORE_PCT = re.compile(r"(?:,|\band\b|\bor\b)[ \t]+(?:by[ \t]+)?(?:about[ \t]+|~)?([-+]?\d{1,4}"
+                      r"(?:\.\d{1,3})?)[ \t]?%")
+# "changed from 69.4% to 73.7%": where an effect went, not two effects ("varying from 5% to
+# 2500%" is a range)
+FROM_TO_PCT = re.compile(r"(?i)\b(?:chang|increas|decreas|went|go|goes|grew|rose|drop|fell|jump|"
+                         r"mov|climb|shrank|shrunk)\w*[ \t\n]+from[ \t\n]+~?"
+                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%[ \t\n]+to[ \t\n]+~?"
+                         r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+# "varying greatly from 5% to 2500%", "range from 5% to 2500% faster": one effect, its middle
+VARY_RANGE = re.compile(r"(?i)\b(?:var|rang)\w*[ \t\n]+(?:\w+[ \t\n]+)?from[ \t\n]+~?"
+                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t\n]+to[ \t\n]+~?"
+                        r"(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+# "-338 pps (-1.2%)": the change a value stands for, in parentheses after it
+PAREN_PCT = re.compile(r"\(([-+]\d{1,4}(?:\.\d{1,3})?)[ \t]?%\)")
+# "15-20 %", "1% ~ 5%", "5% to 2500%", "10–15%": a range, stated as its middle
+# ("from 69.4% to 73.7%" is a change of the numbers, no range)
+RANGE = re.compile(r"(?<!from )(?<!from ~)(?<![\d.])([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%?[ \t]*"
+                   r"(?:-|–|~|to)[ \t]*(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
+
+
+def percent(text: str) -> float | None:
+    """The stated percent of a phrase: "15-20 %" -> 17.5, "-25.7%" -> -25.7."""
+    m = RANGE.search(text)
+    if m:
+        return (float(m.group(1)) + float(m.group(2))) / 2
+    m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
+    if m:
+        return float(m.group(1))
+    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    if m:  # "2x faster", "3 times", "a x2 boost"
+        return (float(m.group(1) or m.group(2)) - 1) * 100
+    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b[ \t]+(?:the |its |our |their |of |as )?"
+                  r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)", text)
+    if m:  # "nearly providing double the bandwidth"
+        return 200.0 if m.group(1).lower().startswith("tripl") else 100.0
+    return None
