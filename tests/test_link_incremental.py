@@ -21,7 +21,6 @@ from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
 from mlx.link.incremental import (
-    EXTRACTED_BIT,
     INDEX,
     KEYS,
     MID,
@@ -30,16 +29,15 @@ from mlx.link.incremental import (
     POST,
     REF,
     SKEY,
-    Rows,
     _isin,
     _pairs,
     _ranges,
     _union,
-    extracted_flags,
     index_table,
 )
 from mlx.link.known import Known, write_subjects
 from mlx.link.patch_columns import subject_parses
+from mlx.link.rows import EXTRACTED_BIT, Rows, extracted_flags
 from mlx.schema import COUNT_COLUMNS, MESSAGES
 from mlx.store import POOLED, Store, in_sorted, in_threads
 

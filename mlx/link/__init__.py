@@ -38,16 +38,12 @@ from mlx.link.incremental import (
     INDEX_GROUP,
     KEYS_GROUP,
     MessageKeys,
-    Places,
     Plan,
-    Rows,
-    SubsetStore,
     author_hashes,
     components,
     index_table,
     link_version,
     message_keys,
-    old_thread_refs,
     plan,
 )
 from mlx.link.known import Known, known_parses, write_subjects
@@ -59,6 +55,7 @@ from mlx.link.patch_columns import (
     parse_subjects,
     patch_batches,
 )
+from mlx.link.rows import Places, Rows, SubsetStore, old_thread_refs
 from mlx.rows import ErrorRecord
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
 from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, errors_table, hashes

@@ -32,15 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mlx.link.columns import UNKNOWN, IdCodes, numpy, present_parents, release
-from mlx.link.incremental import (
-    Places,
-    Rows,
-    _schema,
-    author_hashes,
-    components,
-    message_keys,
-    old_thread_refs,
-)
+from mlx.link.incremental import author_hashes, components, message_keys
 from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, read_rows, subject_keys
 from mlx.link.patch_columns import (
     BATCH,
@@ -52,6 +44,7 @@ from mlx.link.patch_columns import (
     parser_version,
     subject_parses,
 )
+from mlx.link.rows import Places, Rows, old_thread_refs, schema_of
 from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
 from mlx.subjects import parse_subject
 
@@ -277,7 +270,7 @@ def component_batches(st: Store, limit: int) -> Batches:
     subjects = SubjectFile(st)
     scan = Scan()
     for k, path in enumerate(paths):
-        table = st._read_as(path, _schema(SCAN))
+        table = st._read_as(path, schema_of(SCAN))
         if table.column("thread_refs").null_count:
             refs = old_thread_refs(Rows(st, at={path: None}), table)
             table = table.set_column(table.schema.get_field_index("thread_refs"),
@@ -330,7 +323,7 @@ def _components(scan: Scan, file_keys: np.ndarray, parsed: pa.Table) -> np.ndarr
     found &= file_keys[order[at]] == subject if len(order) else False
     code = np.where(found, order[at] if len(order) else 0, len(file_keys))
     del order, subject, at, found
-    facts = pa.concat_tables(scan.facts) if scan.facts else _schema(KIND_FACTS).empty_table()
+    facts = pa.concat_tables(scan.facts) if scan.facts else schema_of(KIND_FACTS).empty_table()
     scan.facts = []
     keys = message_keys(codes, Lineage(present, dates), Subjects(pa.array([], pa.string()),
                                                                  parsed, code),
