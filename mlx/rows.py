@@ -11,6 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import Literal
+
+# the words the tables use, as types: a value of another spelling is a bug mypy finds
+Condition = Literal["baseline", "patched"]  # which side of a change a value was measured on
+Verdict = Literal["improvement", "regression", "no-change"]
+ClaimKind = Literal["measured", "prose", "robot"]
+Role = Literal["setup", "subject"]  # a hardware fact: what a measurement ran on, or not
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,7 @@ class ResultRow:
     is_summary: bool = True
     retransmits: int | None = None
     label: str | None = None
-    condition: str | None = None
+    condition: Condition | None = None
     section: str | None = None
     command: str | None = None
     quoted: bool = False
@@ -136,7 +143,7 @@ class HardwareRow:
     quoted: bool = False
     quote_depth: int = 0
     line: str = ""
-    role: str = "subject"
+    role: Role = "subject"
     count: int = 1
     rule: str | None = None  # the rule that made it no setup (``hwrole.ROLE_RULES``)
 
@@ -145,10 +152,10 @@ class HardwareRow:
 class Statement:
     """One stated effect; field names are the ``statements`` column names."""
 
-    kind: str  # "prose" or "robot"
+    kind: Literal["prose", "robot"]
     text: str
     stated_pct: float | None
-    direction: str | None  # improvement / regression / None
+    direction: Verdict | None
     metric: str | None = None
     baseline_value: float | None = None
     patched_value: float | None = None
@@ -239,7 +246,7 @@ class ReportRow:
     commit: str | None
     metric: str | None
     change_pct: float | None
-    verdict: str | None
+    verdict: Verdict | None
     tree: str | None
     title: str | None
 
@@ -255,7 +262,7 @@ class ClaimRow:
     message_id: str | None
     author: str | None
     date: dt.datetime | None
-    kind: str
+    kind: ClaimKind
     tool: str | None
     test: str | None
     metric: str | None
@@ -273,7 +280,7 @@ class ClaimRow:
     patched_stdev: float | None
     unit_norm: str | None
     delta_pct: float | None
-    verdict: str | None
+    verdict: Verdict | None
     note: str | None
     hardware: str | None
     stated_pct: float | None

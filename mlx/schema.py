@@ -52,6 +52,9 @@ def arrow_type(hint: Any) -> pa.DataType:
     if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
         (inner,) = [a for a in typing.get_args(hint) if a is not type(None)]
         return arrow_type(inner)
+    if typing.get_origin(hint) is typing.Literal:  # the words of a column: text
+        assert all(isinstance(a, str) for a in typing.get_args(hint)), hint
+        return pa.string()
     if typing.get_origin(hint) is list:
         (item,) = typing.get_args(hint)
         if typing.get_origin(item) is tuple:

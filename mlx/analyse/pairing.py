@@ -9,15 +9,17 @@ name above it; never one switched apart from it ("GRO disabled" for "GRO enabled
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from mlx.extract.conditions import effective_conditions, extends
 from mlx.extract.vocab import CONDITION_WORDS
+from mlx.rows import Condition
 
 PLAIN_WORDS = 8  # a label of more words is a sentence, no name of a run
 
 
-def pick_baseline(patched: str, labels: list[tuple[str, str | None]]) -> str | None:
+def pick_baseline(patched: str, labels: Sequence[tuple[str, Condition | None]]) -> str | None:
     """The baseline label for a patched one, among the labels in order of appearance."""
     names = [name for name, _ in labels]
     at = names.index(patched)
@@ -88,7 +90,7 @@ def label_sides(group: list[Any], title: str | None) -> list[tuple[list[Any], li
     """(baseline runs, patched runs) for each patched label of one group."""
     # a side the text names by its condition only ("9.1 Gbps vs 9.4 Gbps with the series")
     names = [x.label if x.label is not None else x.condition for x in group]
-    labels: list[tuple[str, str | None]] = []
+    labels: list[tuple[str, Condition | None]] = []
     for name, x in zip(names, group, strict=True):
         if name is not None and name not in [n for n, _ in labels]:
             labels.append((name, x.condition))

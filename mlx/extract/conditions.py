@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mlx.extract.vocab import CHANGE
+from mlx.rows import Condition
 
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
 BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?"
@@ -59,7 +60,7 @@ BOTH = re.compile(r"(?i)\bwith/without\b|\bwithout/with\b|\bbefore (?:and|&|/) ?
                   r"\bbefore/after\b")
 
 
-def condition_of(label: str | None, prose: bool = False) -> str | None:
+def condition_of(label: str | None, prose: bool = False) -> Condition | None:
     """baseline, patched or None (neither, or both as in "with/without")."""
     if not label or BOTH.search(label):
         return None
@@ -94,7 +95,7 @@ class Label:
 
     text: str
     place: str
-    condition: str | None = None
+    condition: Condition | None = None
     at: int = -1  # the line an outline label stands on
 
 
@@ -105,7 +106,7 @@ class Resolved:
     written (``scope``: what keeps runs of different configurations apart)."""
 
     label: str | None
-    condition: str | None
+    condition: Condition | None
     config: tuple[str, ...]
     scope: tuple[str, ...]
 
@@ -214,8 +215,9 @@ def extension(label: str, base: str) -> str | None:
     return label[len(head):].strip()
 
 
-def effective_conditions(labels: list[tuple[str, str | None]], title: str | None = None,
-                         complement: bool = False) -> list[tuple[str, str | None]]:
+def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
+                         title: str | None = None, complement: bool = False
+                         ) -> list[tuple[str, Condition | None]]:
     """Conditions of labels the text leaves open, from the other labels beside them.
 
     A label extending another ("A + B", "A w/ foo") is the patched one and ``A`` its
@@ -274,7 +276,8 @@ TURNS_OFF = re.compile(r"(?i)\b(?:disable|remove|drop|revert|turn off|stop|avoid
 TURNS_ON = re.compile(r"(?i)\b(?:enable|turn on|switch on|allow|support)")
 
 
-def _switched(labels: list[tuple[str, str | None]], title: str | None) -> dict[str, str]:
+def _switched(labels: Sequence[tuple[str, Condition | None]], title: str | None
+              ) -> dict[str, Condition | None]:
     """Two labels that name one switch on and off: the side the change switches to is
     patched (on, unless the patch title says it disables or removes something)."""
     (a, _), (b, _) = labels

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
 from mlx.extract.measured import ITEM_START, Paragraph, clause, label_before, measured, why_not
 from mlx.extract.units import UNIT_PATTERN
+from mlx.rows import Condition
 
 # === 4in4 TCP_STREAM: 901.05 Mbits/sec ===
 SUMMARY = re.compile(
@@ -97,7 +98,7 @@ class InlineValue:
     value: float
     unit: str | None
     label: str | None = None  # "from"/"to", "Before"/"After", the words before ":"
-    condition: str | None = None
+    condition: Condition | None = None
     test: str | None = None
     config: str | None = None  # "4in4" of a summary line, "#1" of a slash pair
     pair: str | None = None  # values the text pairs itself share a key (per paragraph)
@@ -168,7 +169,7 @@ def _sides(m: re.Match[str]) -> list[tuple[float, str | None, float, str | None]
 
 
 Pair = tuple[int, int, list[tuple[float, str | None, float, str | None]],
-             tuple[str | None, str | None], tuple[str, str]]
+             tuple[Condition | None, Condition | None], tuple[str, str]]
 
 
 def _pairs(p: Paragraph) -> list[Pair]:
@@ -187,13 +188,13 @@ def _pairs(p: Paragraph) -> list[Pair]:
                 continue  # "from 3 to 5": no unit, no measurement
             # "X without it vs Y with it": words right after a side name its condition
             first_end = max(m.end(g) for g in (1, 2, 3) if m.group(g))
-            conds = (_side_condition(text[:m.start(4)], first_end),
-                     _side_condition(text, m.end()))
+            conds: tuple[Condition | None, Condition | None] = (
+                _side_condition(text[:m.start(4)], first_end), _side_condition(text, m.end()))
             if pattern is not VERSUS or conds == (None, None):
                 conds = (conds[0] or "baseline", conds[1] or "patched")
             elif None in conds:  # "9.1 Gbps vs 9.4 Gbps with the series": the other side
                 known = conds[0] or conds[1]
-                other = "baseline" if known == "patched" else "patched"
+                other: Condition = "baseline" if known == "patched" else "patched"
                 conds = (conds[0] or other, conds[1] or other)
             out.append((m.start(), m.end(), _sides(m), conds, names))
     for m in PAREN_SIDES.finditer(text):
@@ -211,7 +212,7 @@ def _pairs(p: Paragraph) -> list[Pair]:
     return out
 
 
-def _side_condition(text: str, end: int) -> str | None:
+def _side_condition(text: str, end: int) -> Condition | None:
     """The condition the words right after one side of a pair give ("X without it")."""
     tail = re.split(r"[,\n]|\b(?:to|vs\.?|versus)\b", text[end:end + 40])[0]
     return condition_of(tail, prose=True) if tail.strip() else None
@@ -310,9 +311,9 @@ class _Sides:
 
     def __init__(self) -> None:
         self.text = ""
-        self.last: tuple[str, str] | None = None  # the label and side named before
+        self.last: tuple[str, Condition] | None = None  # the label and side named before
 
-    def side(self, text: str, start: int, end: int) -> tuple[str | None, str | None]:
+    def side(self, text: str, start: int, end: int) -> tuple[str | None, Condition | None]:
         if text is not self.text:
             self.text, self.last = text, None
         begin = max((e.end() for e in SENTENCE_END.finditer(text, max(0, start - 300), start)),

@@ -14,7 +14,7 @@ from typing import Any
 
 from mlx.extract.conditions import Label, condition_of, effective_conditions, resolve, short_name
 from mlx.extract.document import Document, outline_position
-from mlx.rows import ResultRow
+from mlx.rows import Condition, ResultRow
 
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
 COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
@@ -82,7 +82,7 @@ def parse_command(command: str) -> dict[str, Any]:
 class _Label:
     indent: int
     text: str
-    condition: str | None
+    condition: Condition | None
     at: int = -1  # the line it stands on
 
 
@@ -254,7 +254,7 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
     return out
 
 
-def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, str | None,
+def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, Condition | None,
                                                             list[str], list[str]]:
     """(label, condition, config, scope) of a value from the labels around it, innermost
     first (``conditions.resolve``): a prefix on its own line (iperf's ``Before: [ 5]``),

@@ -44,7 +44,7 @@ from mlx.extract.vocab import (
     REGRESS,
     TRAILER_LINE,
 )
-from mlx.rows import Statement
+from mlx.rows import Statement, Verdict
 from mlx.subjects import parse_subject
 from mlx.text import Folded, TextCache, Words, pasted_commits
 
@@ -233,7 +233,7 @@ def _asserted(sentence: str) -> bool:
         and not TRAILER_LINE.match(sentence)
 
 
-def _direction(sentence: str, pct: float | None, span: str = "") -> str | None:
+def _direction(sentence: str, pct: float | None, span: str = "") -> Verdict | None:
     if pct is not None and abs(pct) < NO_CHANGE_PCT:
         return "no-change"  # "-0.2%": inside the noise
     if ENDS_A_LOSS.search(sentence):
@@ -548,7 +548,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
                 EARLIER_VERSION.match(sent):
             continue
         low = sent.lower()
-        direction = None
+        direction: Verdict | None = None
         if NO_CHANGE.search(sent, low) and (
                 RUNTIME.search(sent) or "benchmark" in low or (
                     "result" in low and MEASURING.search(low))):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from mlx.extract.conditions import condition_of
 from mlx.extract.inline import UNIT, VALUE, InlineValue
+from mlx.rows import Condition
 
 # a rule between rows: "+-----+------+", "|-----|------|", "-----  -----", "==="
 RULE = re.compile(r"^[ \t]*[-+=|:_ \t]{3,}$")
@@ -292,7 +293,7 @@ class TableReader:
                                    (m.group(4), m.group("ub"), names[1], conds[1]))]
 
 
-def _on_off(heads: list[str]) -> dict[int, str]:
+def _on_off(heads: list[str]) -> dict[int, Condition]:
     """"on"/"off" columns (a feature the change adds, switched on or off): on is patched."""
     low = [h.lower() for h in heads]
     if "on" in low and "off" in low:
