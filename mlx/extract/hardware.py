@@ -224,7 +224,7 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
         if facts and prompt(doc.text(i)):
             # a command's arguments name no OS ("$ git remote -v show openwrt"); its
             # "modprobe ixgbe" is the machine's NIC
-            facts = tuple(f for f in facts if f[0] != "os")
+            facts = tuple(f for f in facts if f.kind != "os")
         if facts:
             found[i] = list(facts)
     return _dedupe(rows_of(found, doc, subject))
@@ -243,11 +243,11 @@ def _read_lines(texts: list[str]) -> Iterator[tuple[Fact, ...]]:
     """The facts of each line: the entities spaCy's hardware pipeline finds, and the
     models and shapes the gazetteer and the line's shape give."""
     for text, entities in zip(texts, hardware_entities(texts), strict=True):
-        facts: list[Fact] = [(label, span, value(label, span), None, False)
+        facts: list[Fact] = [Fact(label, span, value(label, span), None, False)
                              for label, span in entities if label not in ("nic", "wifi")
                              or not SPEED_WORD.match(span.lower())]
-        spans = " ".join(f[1].lower() for f in facts)
-        facts += [f for f in bare_models(text) + by_shape(text) if f[1].lower() not in spans]
+        spans = " ".join(f.text.lower() for f in facts)
+        facts += [f for f in bare_models(text) + by_shape(text) if f.text.lower() not in spans]
         yield tuple(without_nic_speeds(facts, text))
 
 

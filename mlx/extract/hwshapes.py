@@ -8,11 +8,21 @@ alone says it was the setup."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from mlx.extract.document import Document
 from mlx.extract.hwvocab import LKP, LSCPU, LSPCI, MEMORY_UNITS, PROMPT, UNAME, nic_tokens
 
-Fact = tuple[str, str, str | None, str | None, bool]  # kind, text, value, host, shaped
+
+class Fact(NamedTuple):
+    """One fact a line gives (a tuple: lines' facts are cached and pickled by the
+    thousand)."""
+
+    kind: str  # cpu, nic, memory, kernel, os, board, ...
+    text: str  # as written
+    value: str | None  # normalised where it makes sense
+    host: str | None  # the host a tool's prompt named
+    shaped: bool  # the line's shape alone says it was the setup
 
 MAX_LINE = 400
 
@@ -180,7 +190,7 @@ def bare_models(text: str) -> list[Fact]:
         low = word.lower().rstrip(".")
         hit = tokens.get(low) or tokens.get(DASH_SLASH.split(low, maxsplit=1)[0])
         if hit and not low.isdigit() and not SPEED_WORD.match(low):
-            out.append((hit[0], word.rstrip("."), word.rstrip("."), None, False))
+            out.append(Fact(hit[0], word.rstrip("."), word.rstrip("."), None, False))
     return out
 
 
@@ -199,16 +209,16 @@ LINK_UP_SPEED = re.compile(r"(?i)\blink up,[ \t]+(\d{1,5}[ \t]?[GM]bps)\b")
 
 def _boot_log(text: str) -> list[Fact]:
     if ":" in text and (m := BOOT_BOARD.search(text)):
-        return [("board", m.group(1), m.group(1), None, True)]
+        return [Fact("board", m.group(1), m.group(1), None, True)]
     if "ersion" in text or "ainted" in text:
         if m := BOOT_KERNEL.search(text):
             ver = m.group(1) or m.group(2)
-            return [("kernel", ver, ver, None, True)]
+            return [Fact("kernel", ver, ver, None, True)]
     if "K available" in text and (m := BOOT_MEMORY.search(text)):
         mib = memory_mib(m.group(1), "K")
-        return [("memory", f"{m.group(1)}K", mib, None, True)]
+        return [Fact("memory", f"{m.group(1)}K", mib, None, True)]
     if "ink up," in text and (m := LINK_UP_SPEED.search(text)):
-        return [("link", m.group(1), value("link", m.group(1)), None, True)]
+        return [Fact("link", m.group(1), value("link", m.group(1)), None, True)]
     return []
 
 
@@ -217,39 +227,39 @@ def shaped(text: str) -> list[Fact]:
     if boot := _boot_log(text):
         return boot
     if "odel name" in text and (m := LSCPU.match(text)):
-        return [("cpu", m.group(1), value("cpu", m.group(1)), None, True)]
+        return [Fact("cpu", m.group(1), value("cpu", m.group(1)), None, True)]
     if "controller" in text and (m := LSPCI.search(text)):
         kind = "nic" if m.group(1) == "Ethernet" else "wifi"
-        return [(kind, m.group(2), m.group(2), None, True)]
+        return [Fact(kind, m.group(2), m.group(2), None, True)]
     if "test machine" in text and (m := LKP.search(text)):
-        rows: list[Fact] = [("threads", m.group(1), m.group(1), None, True)]
+        rows: list[Fact] = [Fact("threads", m.group(1), m.group(1), None, True)]
         if m.group(2):
-            rows.append(("sockets", m.group(2), m.group(2), None, True))
+            rows.append(Fact("sockets", m.group(2), m.group(2), None, True))
         cpu = m.group(3) + (f" ({m.group(4)})" if m.group(4) else "")
-        rows.append(("cpu", cpu, value("cpu", m.group(3)), None, True))
-        rows.append(("memory", f"{m.group(5)}{m.group(6)} memory",
+        rows.append(Fact("cpu", cpu, value("cpu", m.group(3)), None, True))
+        rows.append(Fact("memory", f"{m.group(5)}{m.group(6)} memory",
                      memory_mib(m.group(5), m.group(6)), None, True))
         return rows
     if "Linux" in text and (m := UNAME.search(text)):
-        facts: list[Fact] = [("kernel", m.group(2), m.group(2), m.group(1), True)]
+        facts: list[Fact] = [Fact("kernel", m.group(2), m.group(2), m.group(1), True)]
         if m.group(3):
-            facts.append(("arch", m.group(3), m.group(3), m.group(1), True))
+            facts.append(Fact("arch", m.group(3), m.group(3), m.group(1), True))
         if os := KERNEL_OS.search(text):
             name = next(g for g in os.groups() if g)
-            facts.append(("os", name, name, m.group(1), True))
+            facts.append(Fact("os", name, name, m.group(1), True))
         return facts
     if "CPU)" in text and (m := SYSSTAT.match(text)):
-        return [("kernel", m.group(1), m.group(1), m.group(2), True),
-                ("arch", m.group(3), m.group(3), m.group(2), True),
-                ("threads", m.group(4), m.group(4), m.group(2), True)]
+        return [Fact("kernel", m.group(1), m.group(1), m.group(2), True),
+                Fact("arch", m.group(3), m.group(3), m.group(2), True),
+                Fact("threads", m.group(4), m.group(4), m.group(2), True)]
     if "driver:" in text and (m := ETHTOOL_DRIVER.match(text)):
         return [_driver(m.group(1))]
     if ": " in text and (m := NETDEV_LOG.match(text)):
         link = LINK_UP.search(text) or PHY_LINK.search(text)
         return [_driver(m.group(1))] + (
-            [("link", link.group(1), value("link", link.group(1)), None, True)] if link else [])
+            [Fact("link", link.group(1), value("link", link.group(1)), None, True)] if link else [])
     if "ink is" in text and (m := LINK_UP.search(text)):
-        return [("link", m.group(1), value("link", m.group(1)), None, True)]
+        return [Fact("link", m.group(1), value("link", m.group(1)), None, True)]
     if prompt := _prompt_platform(text):
         return prompt
     return []
@@ -257,7 +267,7 @@ def shaped(text: str) -> list[Fact]:
 
 def _driver(name: str) -> Fact:
     """The NIC or wifi chip a driver name stands for, as a tool printed it."""
-    return ("wifi" if WIFI_DRIVER.match(name) else "nic", name, name, None, True)
+    return Fact("wifi" if WIFI_DRIVER.match(name) else "nic", name, name, None, True)
 
 
 def prompt(text: str) -> re.Match[str] | None:
@@ -288,12 +298,12 @@ def keyed(text: str) -> list[Fact]:
         val = re.split(r"[ \t]*(?:,|\(|;| with\b| on\b| and\b)", m.group(2), maxsplit=1)[0]
         if len(val) >= 3 and not val.isdigit():
             kind = KEYED[m.group(1).lower()]
-            return [(kind, val, value(kind, val), None, False)]
+            return [Fact(kind, val, value(kind, val), None, False)]
     if (" my " in text or " our " in text) and (m := MY_PRODUCT.search(text)):
         name = m.group(1).strip()
         kind = {"module": "wifi", "adapter": "nic"}.get(m.group(2).lower(), "board")
         if any(c.isdigit() or c.isupper() for c in name[1:]) or len(name.split()) > 1:
-            return [(kind, name, name, None, False)]
+            return [Fact(kind, name, name, None, False)]
     return []
 
 
@@ -304,21 +314,21 @@ def by_shape(text: str) -> list[Fact]:
         if m.group(4) and "controller" in text:
             continue  # "USB controller: ... USB 3.0 xHCI": a controller, not the link
         span = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        out.append(("link", span, span if m.group(4) else value("link", span), None, False))
+        out.append(Fact("link", span, span if m.group(4) else value("link", span), None, False))
     for m in KERNEL.finditer(text):
         span = next(g for g in m.groups() if g).rstrip(".")
-        out.append(("kernel", span, span, None, False))
+        out.append(Fact("kernel", span, span, None, False))
         if os := KERNEL_OS.search(span):
             name = next(g for g in os.groups() if g)
-            out.append(("os", name, name, None, False))
+            out.append(Fact("os", name, name, None, False))
     for m in ARCH.finditer(text):
         span = m.group(1) or m.group(2)
-        out.append(("arch", span, span, None, False))
+        out.append(Fact("arch", span, span, None, False))
     for m in THREADS.finditer(text):
         span = next(g for g in m.groups() if g)
-        out.append(("threads", span, span, None, False))
+        out.append(Fact("threads", span, span, None, False))
     for m in SOCKETS.finditer(text):
-        out.append(("sockets", m.group(1), m.group(1), None, False))
+        out.append(Fact("sockets", m.group(1), m.group(1), None, False))
     return out
 
 
@@ -329,9 +339,9 @@ def _prompt_platform(text: str) -> list[Fact]:
         return []
     host = m.group(1)
     if OS_HOST.match(host):
-        return [("os", host, host, None, True)]
+        return [Fact("os", host, host, None, True)]
     if BOARD_HOST.search(host):
-        return [("board", host, host, None, True)]
+        return [Fact("board", host, host, None, True)]
     return []
 
 
@@ -355,15 +365,15 @@ def unwrapped(doc: Document, i: int, text: str) -> str:
 
 def without_nic_speeds(facts: list[Fact], text: str) -> list[Fact]:
     """A link speed written in a NIC's name is that NIC's, not the setup's link."""
-    nics = [f[1] for f in facts if f[0] == "nic"]
+    nics = [f.text for f in facts if f.kind == "nic"]
     if not nics:
         return facts
     out = []
     for f in facts:
-        if f[0] == "link" and not re.search(re.escape(f[1]) + r"[ \t]+(?:link|connection)\b",
+        if f.kind == "link" and not re.search(re.escape(f.text) + r"[ \t]+(?:link|connection)\b",
                                             text) and any(
-                re.search(re.escape(f[1]) + r"[ \t]+" + re.escape(n), text) or
-                re.search(re.escape(n) + r"[ \t]+" + re.escape(f[1]), text) for n in nics):
+                re.search(re.escape(f.text) + r"[ \t]+" + re.escape(n), text) or
+                re.search(re.escape(n) + r"[ \t]+" + re.escape(f.text), text) for n in nics):
             continue
         out.append(f)
     return out
