@@ -24,6 +24,7 @@ class Fact(NamedTuple):
     host: str | None  # the host a tool's prompt named
     shaped: bool  # the line's shape alone says it was the setup
 
+
 MAX_LINE = 400
 
 # "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
