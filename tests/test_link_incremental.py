@@ -20,6 +20,7 @@ import mlx.store
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
+from mlx.link.columns import ranges
 from mlx.link.incremental import (
     INDEX,
     KEYS,
@@ -31,7 +32,6 @@ from mlx.link.incremental import (
     SKEY,
     _isin,
     _pairs,
-    _ranges,
     _union,
     index_table,
 )
@@ -291,8 +291,8 @@ def test_plan_lookups() -> None:
     stored = _pairs(key, when)
     lo = np.searchsorted(stored, _pairs(np.array([1, 2, 3]), np.array([5, 5, 5])), "left")
     hi = np.searchsorted(stored, _pairs(np.array([1, 2, 3]), np.array([25, 15, 25])), "right")
-    assert _ranges(lo, hi).tolist() == [0, 1, 3]  # key 1 at 10 and 20; key 2 at 15
-    assert _ranges(np.array([2, 2]), np.array([2, 1])).tolist() == []
+    assert ranges(lo, hi).tolist() == [0, 1, 3]  # key 1 at 10 and 20; key 2 at 15
+    assert ranges(np.array([2, 2]), np.array([2, 1])).tolist() == []
 
 
 def test_parts_stored_before_the_row_counts(tmp_path: Path,

@@ -68,7 +68,7 @@ def unit_columns(line: str) -> list[str]:
     return line.split()
 
 
-class TableReader:
+class ClassicReader:
     """Feed lines; classic netperf tables come out as values."""
 
     def __init__(self) -> None:

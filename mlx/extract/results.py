@@ -115,7 +115,7 @@ class _Found:
 class _Readers:
     """The stateful readers of one quote depth."""
 
-    table: netperf.TableReader = field(default_factory=netperf.TableReader)
+    table: netperf.ClassicReader = field(default_factory=netperf.ClassicReader)
     omni: netperf.OmniReader = field(default_factory=netperf.OmniReader)
     hand: TableReader = field(default_factory=TableReader)
     pasted: tools.ToolReader = field(default_factory=tools.ToolReader)

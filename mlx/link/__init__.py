@@ -27,8 +27,8 @@ from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
     Threading,
+    as_numpy,
     encode_ids,
-    numpy,
     release,
     stamps,
     take_codes,
@@ -249,7 +249,7 @@ def _message_facts(th: Threading, uid: pa.Array, patches: pa.Table) -> pa.Table:
     whether it is a patch, a cover letter, and the hash of its series_id."""
     at = pc.index_in(uid, value_set=patches.column("uid"))
     sid = pa.array(hashes(patches.column("series_id")), pa.int64(),
-                   mask=numpy(pc.is_null(patches.column("series_id")), None, bool))
+                   mask=as_numpy(pc.is_null(patches.column("series_id")), None, bool))
     return pa.table({"thread": th.thread_ids(uid), "patch": pc.is_valid(at),
                      "cover": pc.fill_null(patches.column("is_cover").take(at), False),
                      "sid": sid.take(at)})
@@ -337,7 +337,7 @@ def _incremental(st: Store, info: dict[str, Any], todo: Plan,
     claims = _write_claims_of(st, rows, done, out)
     out.close()
     dead_threads = pc.unique(stored.column("thread").drop_null())
-    st.write_dead(gen, todo.old, dead_threads, np.unique(numpy(stored.column("comp"))))
+    st.write_dead(gen, todo.old, dead_threads, np.unique(as_numpy(stored.column("comp"))))
     before = info.get("counts", {})
     new_patches = tables["patches"]
     counts = {

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.columns import UNKNOWN, IdCodes, numpy, present_parents, release
+from mlx.link.columns import UNKNOWN, IdCodes, as_numpy, present_parents, release
 from mlx.link.incremental import author_hashes, components, message_keys
 from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, read_rows, subject_keys
 from mlx.link.patch_columns import (
@@ -93,13 +93,13 @@ class Scan:
         mid = table.column("message_id")
         self.uid.append(table.column("uid").combine_chunks())
         self.mid.append(hashes(mid))
-        self.has_mid.append(numpy(pc.is_valid(mid), None, bool))
+        self.has_mid.append(as_numpy(pc.is_valid(mid), None, bool))
         refs = table.column("thread_refs")
         self.refs.append(hashes(pc.list_flatten(refs)))
-        self.length.append(numpy(pc.list_value_length(refs), 0, np.int32))
-        self.dates.append(numpy(table.column("date").cast(pa.int64()), UNKNOWN))
+        self.length.append(as_numpy(pc.list_value_length(refs), 0, np.int32))
+        self.dates.append(as_numpy(table.column("date").cast(pa.int64()), UNKNOWN))
         self.subject.append(subject)
-        self.has_subject.append(numpy(pc.is_valid(table.column("subject")), None, bool))
+        self.has_subject.append(as_numpy(pc.is_valid(table.column("subject")), None, bool))
         self.author.append(author_hashes(table.column("from_addr")))
         self.facts.append(table.select(KIND_FACTS))
         self.part.append(np.full(n, k, dtype=np.int32))
@@ -166,7 +166,7 @@ class SubjectFile:
 
     def _add(self, table: pa.Table) -> None:
         """Write the rows of ``table`` whose subject is new."""
-        keys = numpy(table.column("key"), 0)
+        keys = as_numpy(table.column("key"), 0)
         first = np.zeros(len(keys), dtype=bool)
         first[np.unique(keys, return_index=True)[1]] = True
         keep = first & ~self.known.has(keys)
@@ -195,7 +195,7 @@ class SubjectFile:
         """The hash of each subject's text; those not parsed yet are parsed, a batch at a
         time."""
         h = hashes(subject)
-        new = np.flatnonzero(~self.known.has(h) & numpy(pc.is_valid(subject), None, bool))
+        new = np.flatnonzero(~self.known.has(h) & as_numpy(pc.is_valid(subject), None, bool))
         if len(new):
             for key, text in zip(h[new].tolist(), subject.take(pa.array(new)).to_pylist(),
                                  strict=True):
@@ -225,7 +225,9 @@ class SubjectFile:
 
 
 @dataclass
-class Lineage:
+class HashedLineage:
+    """A threading as a pass over hashes finds it (``incremental.Lineage``)."""
+
     present_parent: np.ndarray
     dates: np.ndarray
 
@@ -325,7 +327,7 @@ def _components(scan: Scan, file_keys: np.ndarray, parsed: pa.Table) -> np.ndarr
     del order, subject, at, found
     facts = pa.concat_tables(scan.facts) if scan.facts else schema_of(KIND_FACTS).empty_table()
     scan.facts = []
-    keys = message_keys(codes, Lineage(present, dates), Subjects(pa.array([], pa.string()),
+    keys = message_keys(codes, HashedLineage(present, dates), Subjects(pa.array([], pa.string()),
                                                                  parsed, code),
                         facts, scan.take("author", np.int64))
     del present, dates, code, facts

@@ -94,7 +94,7 @@ def _chunks(values: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
     return values.chunks if isinstance(values, pa.ChunkedArray) else [values]
 
 
-def numpy(values: pa.Array | pa.ChunkedArray, null: Any = None,
+def as_numpy(values: pa.Array | pa.ChunkedArray, null: Any = None,
           dtype: Any = np.int64) -> np.ndarray:
     """An Arrow column as a numpy array, nulls filled with ``null``."""
     if null is not None:
@@ -111,7 +111,7 @@ def encode(values: pa.Array | pa.ChunkedArray, null: int = NONE
     chunks = _chunks(enc)
     if not chunks:
         return pa.array([], values.type), np.zeros(0, dtype=np.int64)
-    return chunks[0].dictionary, np.concatenate([numpy(c.indices, null) for c in chunks])
+    return chunks[0].dictionary, np.concatenate([as_numpy(c.indices, null) for c in chunks])
 
 
 @dataclass
@@ -128,7 +128,7 @@ class IdCodes:
         are such hashes already (a pass that never holds the strings)."""
         from mlx.store import hashes
         if pa.types.is_integer(self.ids.type):
-            return numpy(self.ids)
+            return as_numpy(self.ids)
         return hashes(self.ids)
 
 
@@ -141,7 +141,7 @@ def encode_ids(message_id: pa.Array | pa.ChunkedArray,
                                           (*_chunks(message_id), *_chunks(flat))], pa.string()))
     codes = codes.astype(_index_type(n + len(ids)))
     return IdCodes(ids, codes[:n], codes[n:],
-                   numpy(pc.list_value_length(refs), 0, np.int64))
+                   as_numpy(pc.list_value_length(refs), 0, np.int64))
 
 
 def _index_type(size: int) -> Any:
@@ -161,7 +161,7 @@ def thread_codes(uid: pa.Array, date_us: pa.Array, codes: IdCodes) -> Threading:
     n = len(uid)
     ids, mid_code, ref_code, length = codes.ids, codes.mid_code, codes.ref_code, codes.length
     idx = _index_type(n + len(ids))
-    dates = numpy(date_us.cast(pa.int64()), UNKNOWN)
+    dates = as_numpy(date_us.cast(pa.int64()), UNKNOWN)
     rank, first = _ranked(uid, dates, mid_code, len(ids), idx)
 
     def node(code: np.ndarray) -> np.ndarray:
@@ -197,7 +197,7 @@ def _ranked(uid: pa.Array | pa.ChunkedArray, dates: np.ndarray, mid_code: np.nda
     """(each row's place in the processing order: by date, unknown last, then uid; the
     earliest row carrying each id code, -1 for none)."""
     n = len(dates)
-    order = np.lexsort((numpy(pc.rank(uid, sort_keys="ascending", tiebreaker="first"), 0,
+    order = np.lexsort((as_numpy(pc.rank(uid, sort_keys="ascending", tiebreaker="first"), 0,
                               idx), dates)).astype(idx)
     rank = np.empty(n, dtype=idx)
     rank[order] = np.arange(n, dtype=idx)
@@ -315,3 +315,13 @@ def _cut_cycles(parent: np.ndarray, n: int, dates: np.ndarray, uid: pa.Array,
                                 str(uid[x].as_py()))
                     return NO_DATE, GHOST + str(ids[x - n].as_py())
                 parent[min(cycle, key=key)] = NONE
+
+
+def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The positions ``lo[k]:hi[k]`` of every k, one range after another (none where
+    ``hi[k] <= lo[k]``)."""
+    size = np.maximum(hi - lo, 0)
+    if not size.sum():
+        return np.zeros(0, dtype=np.int64)
+    starts = np.repeat(lo - np.concatenate(([0], np.cumsum(size)[:-1])), size)
+    return starts + np.arange(size.sum())

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link import patch_columns
-from mlx.link.columns import UNKNOWN, IdCodes, nearest_marked, numpy
+from mlx.link.columns import UNKNOWN, IdCodes, as_numpy, nearest_marked, ranges
 from mlx.link.formats import LINK_FORMAT
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.patches import POSTING_WINDOW
@@ -137,25 +137,25 @@ def index_table(keys: Callable[[list[str]], pa.Table]) -> pa.Table:
                              (POST, "norm", "posting"), (SERIES, "series", None),
                              (SKEY, "skey", None), (PCLASS, "pclass", "when")):
         table = keys(["comp", name, *([flag] if flag else [])])
-        comp = numpy(table.column("comp"))
+        comp = as_numpy(table.column("comp"))
         if kind == REF:
             refs = pa.chunked_array(table.column("refs").chunks, KEYS.field("refs").type)
-            values = numpy(pc.list_flatten(refs), 0)
-            rows = np.repeat(np.arange(len(comp)), numpy(pc.list_value_length(refs), 0))
+            values = as_numpy(pc.list_flatten(refs), 0)
+            rows = np.repeat(np.arange(len(comp)), as_numpy(pc.list_value_length(refs), 0))
             ghosts = ~in_sorted(values, np.unique(keyed[MID]))
             values, rows = values[ghosts], rows[ghosts]
         else:
-            has = numpy(pc.is_valid(table.column(name)), None, bool)
+            has = as_numpy(pc.is_valid(table.column(name)), None, bool)
             if flag == "when":
-                has &= numpy(pc.is_valid(table.column(flag)), None, bool)
+                has &= as_numpy(pc.is_valid(table.column(flag)), None, bool)
             elif flag:
-                has &= numpy(table.column(flag), False, bool)
+                has &= as_numpy(table.column(flag), False, bool)
             rows = np.flatnonzero(has)
-            values = numpy(table.column(name), 0)[rows]
+            values = as_numpy(table.column(name), 0)[rows]
         keyed.append(values)
         kinds.append(np.full(len(rows), kind, dtype=np.int8))
         comps.append(comp[rows])
-        whens.append(numpy(table.column("when"), 0)[rows] if kind == PCLASS
+        whens.append(as_numpy(table.column("when"), 0)[rows] if kind == PCLASS
                      else np.zeros(len(rows), dtype=np.int64))
         del table, comp, values, rows
     key = np.concatenate(keyed)
@@ -323,21 +323,21 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
         (ids, norms, series, skeys, new.pclass[asked], needs))))
     if found is None:
         return None
-    key, kind = numpy(found.column("key")), numpy(found.column("kind"))
+    key, kind = as_numpy(found.column("key")), as_numpy(found.column("kind"))
     hit = (((kind == MID) | (kind == REF)) & _isin(key, ids)) | \
         ((kind == NEED) & _isin(key, norms)) | ((kind == SERIES) & _isin(key, series)) | \
         ((kind == SKEY) & _isin(key, skeys))
     # the stored parts of a new part's posting key within the window of it
     rows = np.flatnonzero(kind == PCLASS)
-    when = numpy(found.column("when"))
+    when = as_numpy(found.column("when"))
     rows = rows[np.lexsort((when[rows], key[rows]))]
     stored_parts = _pairs(key[rows], when[rows])
     lo = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] - WINDOW_US),
                          "left")
     hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
                          "right")
-    hit[rows[_ranges(lo, hi)]] = True
-    comp = numpy(found.column("comp"))
+    hit[rows[ranges(lo, hi)]] = True
+    comp = as_numpy(found.column("comp"))
     comps = np.unique(comp[hit])
     stored = _stored(st, comps)
     paths = st.part_paths("messages")
@@ -356,7 +356,7 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
         again = st.read_link("index", where=("key", others), columns=["kind", "comp"])
         assert again is not None
         more = np.union1d(more, np.setdiff1d(
-            numpy(again.column("comp"))[numpy(again.column("kind")) == POST], comps))
+            as_numpy(again.column("comp"))[as_numpy(again.column("kind")) == POST], comps))
     if len(more):
         stored = pa.concat_tables([stored, _stored(st, more)])
     base_rows = int(info.get("rows", {}).get("links", 0))
@@ -384,15 +384,6 @@ def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The positions ``lo[k]:hi[k]`` of every k, one after another."""
-    size = np.maximum(hi - lo, 0)
-    if not size.sum():
-        return np.zeros(0, dtype=np.int64)
-    starts = np.repeat(lo - np.concatenate(([0], np.cumsum(size)[:-1])), size)
-    return starts + np.arange(size.sum())
-
-
 def _isin(values: np.ndarray, of: np.ndarray) -> np.ndarray:
     """``np.isin`` for many values and few ``of``: a binary search in those."""
     return in_sorted(values, np.unique(of))
@@ -402,7 +393,7 @@ def _places(paths: list[str], stored: pa.Table, new_parts: list[str]) -> Places:
     """{part path: the rows there of the ``stored`` keys rows} in the order of ``paths``,
     with every row (None) of the new parts."""
     part = stored.column("part").cast(pa.string())
-    row = numpy(stored.column("row"), 0)
+    row = as_numpy(stored.column("row"), 0)
     found: dict[str, np.ndarray | None] = {
         name: np.sort(rows) for name, rows in grouped(part.to_numpy(zero_copy_only=False),
                                                        row).items()}

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx.link.columns import numpy
+from mlx.link.columns import as_numpy
 from mlx.link.patch_columns import keyed_parses, known_subjects, parser_version, subject_parses
 from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
 
@@ -43,7 +43,7 @@ def write_subjects(write: Callable[..., Any], parses: pa.Table) -> None:
     ``link/subject-keys``, through ``write`` (``Store.write_link`` or a LinkWriter's)."""
     table = keyed_parses(parses)
     # the keys first: after a crash between the two, a lookup skips rows the file lacks
-    write("subject-keys", subject_keys(numpy(table.column("key"), 0)), row_group=KEY_GROUP)
+    write("subject-keys", subject_keys(as_numpy(table.column("key"), 0)), row_group=KEY_GROUP)
     write("subjects", table, row_group=SUBJECT_GROUP)
 
 
@@ -78,7 +78,7 @@ class Known:
         if self.st is None:
             return seen.slice(self.stored)
         keys = hashes(seen.column("subject"))
-        have = [numpy(found.column("key"), 0) for _, found in self._where(keys, ["key"])]
+        have = [as_numpy(found.column("key"), 0) for _, found in self._where(keys, ["key"])]
         stored = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *have]))
         return seen.filter(pa.array(~in_sorted(keys, stored)))
 
@@ -94,7 +94,7 @@ class Known:
         """The rows ``found`` (subject-keys rows) of a file of link/subjects."""
         with self.st.fs.open(path, "rb") as fh:  # type: ignore[union-attr]
             return read_rows(pq.ParquetFile(fh, pre_buffer=False),
-                             np.sort(numpy(found.column("row"), 0)))
+                             np.sort(as_numpy(found.column("row"), 0)))
 
 
 def read_rows(pf: pq.ParquetFile, rows: np.ndarray) -> pa.Table:

@@ -21,7 +21,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mlx.link.columns import UNKNOWN, Threading, encode, nearest_marked, numpy, stamps, take_codes
+from mlx.link.columns import (
+    UNKNOWN,
+    Threading,
+    as_numpy,
+    encode,
+    nearest_marked,
+    ranges,
+    stamps,
+    take_codes,
+)
 from mlx.link.formats import SUBJECT_FORMAT
 from mlx.link.patches import (
     COMMON_TITLE,
@@ -69,8 +78,8 @@ class Subjects:
         if name not in self.parsed.column_names:
             if self._keyed is None:
                 self._keyed = key_columns(self.parsed)
-            return numpy(self._keyed.column(name), null, None)
-        return numpy(self.parsed.column(name), null, None)
+            return as_numpy(self._keyed.column(name), null, None)
+        return as_numpy(self.parsed.column(name), null, None)
 
     def at(self, rows: np.ndarray, name: str) -> np.ndarray:
         """A parsed column for messages ``rows``."""
@@ -122,7 +131,7 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
         known = None
     at = (_index_in(text, known.column("subject")) if known is not None
           else pa.nulls(missing, pa.int32()))
-    new_rows = np.flatnonzero(numpy(pc.is_null(at), True, bool)) if missing else \
+    new_rows = np.flatnonzero(as_numpy(pc.is_null(at), True, bool)) if missing else \
         np.zeros(0, dtype=np.int64)
     batches = [subject_parses(text.take(pa.array(new_rows[start:start + BATCH])).to_pylist())
                for start in range(0, len(new_rows), BATCH)]
@@ -131,7 +140,7 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
                                 else []), *batches]) if (known is not None or batches) \
         else empty(schema)
     base = len(known) if known is not None else 0
-    index = numpy(at, -1, np.int64).copy()
+    index = as_numpy(at, -1, np.int64).copy()
     index[new_rows] = base + np.arange(len(new_rows))
     parsed = pa.concat_tables([seen.take(pa.array(index)).drop_columns(["subject"]),
                                _parsed([parse_subject(None)])])
@@ -249,17 +258,17 @@ def patch_kinds(subjects: Subjects, facts: pa.Table
 
     kind = per_message("kind")
     is_reply = per_message("is_reply", False)
-    has_diff = numpy(facts.column("has_diff"), False, bool)
-    has_stat = numpy(pc.is_valid(facts.column("diffstat_files")), None, bool)
+    has_diff = as_numpy(facts.column("has_diff"), False, bool)
+    has_stat = as_numpy(pc.is_valid(facts.column("diffstat_files")), None, bool)
     has_prefixes = per_message("has_prefixes", False)
     cover_subject = per_message("is_cover", False)
     is_pull = per_message("is_pull", False)
     is_patch = ~is_reply & (kind != ROBOT) & (
         has_diff | cover_subject | is_pull
         | (has_stat & ((kind == PATCH) | has_prefixes | per_message("version_seen", False)))
-        | ((kind == PATCH) & numpy(facts.column("signed_off"), False, bool)))
+        | ((kind == PATCH) & as_numpy(facts.column("signed_off"), False, bool)))
     is_cover = is_patch & ~is_pull & (cover_subject | (~has_diff & has_stat))
-    pull = is_pull | numpy(facts.column("request_pull"), False, bool)
+    pull = is_pull | as_numpy(facts.column("request_pull"), False, bool)
     return kind, is_reply, is_patch, is_cover, pull
 
 
@@ -302,7 +311,7 @@ def _attribute(th: Threading, uid: pa.Array, subjects: Subjects, kind: np.ndarra
     take = np.flatnonzero(~is_patch & (anc >= 0))
     pid[take] = pid[anc[take]]
     del anc, take
-    titled = numpy(pc.greater(pc.utf8_length(subjects.parsed.column("title")), 0), False, bool)
+    titled = as_numpy(pc.greater(pc.utf8_length(subjects.parsed.column("title")), 0), False, bool)
     need = np.flatnonzero((pid < 0) & ~is_patch & (kind != ROBOT) & titled[subjects.code])
     fallback = _by_subject(th, subjects, need, patch_rows, version, len(own), pid)
     keyed = pid >= 0
@@ -328,7 +337,7 @@ def _by_subject(th: Threading, subjects: Subjects, need: np.ndarray, patch_rows:
     norms = set(b["norm"])
     # the patches of those titles: (norm, subject's version) and (norm, version)
     norm_of = parsed.column("norm")
-    hit = np.flatnonzero(numpy(pc.is_in(norm_of, pa.array(sorted(norms), pa.string())),
+    hit = np.flatnonzero(as_numpy(pc.is_in(norm_of, pa.array(sorted(norms), pa.string())),
                                False, bool)[subjects.code[patch_rows]])
     idx = hit[np.argsort(th.rank[patch_rows[hit]], kind="stable")]  # by date, then uid
     rows = patch_rows[idx]
@@ -507,15 +516,6 @@ def _series(posting: np.ndarray, part: np.ndarray, seconds: np.ndarray, rank: np
     return series, cover_of, np.where(own >= 0, own, head)[posting]
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indexes ``starts[k] .. starts[k] + lengths[k]``, one range after another."""
-    total = int(lengths.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    shift = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    return np.arange(total, dtype=np.int64) + shift
-
-
 def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndarray,
               patch_rows: np.ndarray, pid: np.ndarray, cover_of: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, pa.Array]:
@@ -524,7 +524,7 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
     (replies in message order, robots' skipped), the first of equal ones kept; apart,
     the replies' review trailers naming someone else: (offsets and codes per patch, of
     both, and the key and value of every code)."""
-    length = numpy(pc.list_value_length(trailers), 0)
+    length = as_numpy(pc.list_value_length(trailers), 0)
     offsets = np.concatenate(([0], np.cumsum(length)))
     flat = pc.list_flatten(trailers)
     chunks = flat.chunks if isinstance(flat, pa.ChunkedArray) else [flat]
@@ -537,7 +537,7 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
     del name_code, text_code
     key = take_codes(names, pairs // (len(texts) + 1))
     value = take_codes(texts, pairs % (len(texts) + 1))
-    review = numpy(pc.is_in(key, pa.array(sorted(REVIEW_KEYS))), False, bool)
+    review = as_numpy(pc.is_in(key, pa.array(sorted(REVIEW_KEYS))), False, bool)
     # the address each pair names and each sender's, as codes of one dictionary
     senders = sender_names.to_pylist()  # the distinct From addresses ``author`` codes
     named, mail = encode(pa.array(
@@ -552,7 +552,7 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
                 only_review: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(patch, rank of the source, code, source row) of every trailer it gives."""
         lengths = length[source_rows]
-        at = _ranges(offsets[source_rows], lengths)
+        at = ranges(offsets[source_rows], offsets[source_rows] + lengths)
         t, o, r = (np.repeat(x, lengths) for x in (target, order, source_rows))
         c = codes[at]
         if only_review:
@@ -575,14 +575,14 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
     lo = np.searchsorted(sorted_pid, pid[replies], side="left")
     hi = np.searchsorted(sorted_pid, pid[replies], side="right")
     reply_of = np.repeat(np.arange(len(replies)), hi - lo)
-    target = by_pid[_ranges(lo, hi - lo)]
+    target = by_pid[ranges(lo, hi)]
     part_of = np.argsort(cover_of, kind="stable")
     part_of = part_of[cover_of[part_of] >= 0]
     covered = cover_of[part_of]
     lo2 = np.searchsorted(covered, target, side="left")
     hi2 = np.searchsorted(covered, target, side="right")
     reply_of = np.concatenate((reply_of, np.repeat(reply_of, hi2 - lo2)))
-    target = np.concatenate((target, part_of[_ranges(lo2, hi2 - lo2)]))
+    target = np.concatenate((target, part_of[ranges(lo2, hi2)]))
     t, o, c, r = sources(target, replies[reply_of], 2 + reply_of, True)
     sender = _at(sender_mail, author[r], -2)
     theirs = (pair_mail[c] >= 0) & (pair_mail[c] == sender)

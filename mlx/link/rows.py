@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mlx.link.columns import numpy
+from mlx.link.columns import as_numpy
 from mlx.link.threads import header_thread_refs
 from mlx.schema import COUNT_COLUMNS, FACT_COLUMNS, MESSAGES, empty
 from mlx.store import EXTRACTED, Store, in_threads
@@ -129,8 +129,8 @@ def extracted_flags(st: Store, rows: Rows) -> np.ndarray:
     todo = np.zeros(counts.num_rows, dtype=bool)
     for table, bit in EXTRACTED_BIT.items():
         count = counts.column(f"n_{table}")
-        flags[numpy(count, 0) > 0] |= bit
-        todo |= numpy(pc.is_null(count), None, bool)
+        flags[as_numpy(count, 0) > 0] |= bit
+        todo |= as_numpy(pc.is_null(count), None, bool)
     if not todo.any():
         return flags
     uid = rows.read(["uid"]).column("uid").combine_chunks()
@@ -144,7 +144,7 @@ def extracted_flags(st: Store, rows: Rows) -> np.ndarray:
                            paths)
         if found:
             hit = pc.is_in(uid, value_set=pa.concat_arrays(found))
-            flags[todo & numpy(hit, False, bool)] |= bit
+            flags[todo & as_numpy(hit, False, bool)] |= bit
     return flags
 
 
