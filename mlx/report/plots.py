@@ -31,6 +31,10 @@ def _short(text: Any, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+def _line(n: Any) -> str:
+    return str(int(n)) if n is not None and not pd.isna(n) else "?"
+
+
 def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     """Baseline vs patched bars per test of one patch (patch_id or a title substring)."""
     from mlx.report.show import claim_label
@@ -40,7 +44,11 @@ def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     # report draws hundreds): names at the left, the legend at the right
     height = 1.2 + 0.45 * max(len(c), 1)
     fig = _figure(9, height, layout=None)
-    names = [_short(claim_label(r), 48) for r in c.itertuples()]
+    names = [claim_label(r) for r in c.itertuples()]
+    # bars of one name (a heading that tells no run apart) by the line they came from
+    names = [_short(n if names.count(n) == 1 else
+                    f"{claim_label(r, section=False)}, line {_line(r.patched_line_no)}", 48)
+             for n, r in zip(names, c.itertuples(), strict=True)]
     left = min(0.42, 0.04 + 0.0082 * max(map(len, names), default=0))
     fig.subplots_adjust(left=left, right=0.76, top=1 - 0.4 / height, bottom=0.5 / height)
     ax = fig.add_subplot()

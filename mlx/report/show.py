@@ -181,7 +181,7 @@ def claim_text(r: Any) -> str:
     return f"[{r.kind}] {r.statement}{pct}{said}"
 
 
-def claim_label(r: Any) -> str:
+def claim_label(r: Any, section: bool = True) -> str:
     """What was measured, in short: the test (else the tool; for values read from prose
     or a hand-typed table, the metric), the configuration, the side in parentheses and
     the section."""
@@ -191,5 +191,5 @@ def claim_label(r: Any) -> str:
     name = " ".join(t for t in (word(r.test) or tool or word(r.metric),
                                 word(getattr(r, "config", None))) if t) or "result"
     side = word(r.side)
-    section = word(r.section)
-    return name + (f" ({side})" if side else "") + (f" / {section}" if section else "")
+    heading = word(r.section) if section else None
+    return name + (f" ({side})" if side else "") + (f" / {heading}" if heading else "")
