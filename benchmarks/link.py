@@ -21,7 +21,7 @@ Targets (issue 15): peak <= 0.5 KiB per message and >= 3x faster than the old
 pass; ``mlx info`` and ``mlx claims`` under 2 s.  (The old pass gives the patches of
 cover letters without a diff, diffstat or trailers no commit_refs: a bug fixed with
 the rewrite, so ``patches`` can differ in that column alone; ``tests/
-test_link_columns.py`` compares the new pass with ``mlx.link.reference``, which has
+test_link_columns.py`` compares the new pass with ``tests/link_reference.py``, which has
 the fix.)
 """
 

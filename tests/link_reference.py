@@ -1,4 +1,4 @@
-"""The link stage message by message: the readable reference for ``mlx.link``.
+"""The link stage message by message: the readable reference for ``mlx.link`` (a test oracle).
 
 Python objects per message (a ``Row``, a parsed ``Subject``, dicts of nodes), so its
 memory grows by kilobytes per message; ``mlx.link`` computes the same tables on
