@@ -39,7 +39,8 @@ LISTS = os.path.join(ROOT, "..", "shared", "corpus", "lists")
 sys.path.insert(0, ROOT)
 
 from mlx.archive import Archive  # noqa: E402
-from mlx.link.patches import REVIEW_KEYS, STABLE_TREE  # noqa: E402
+from mlx.extract.vocab import REVIEW_KEYS  # noqa: E402
+from mlx.link.rules import STABLE_TREE  # noqa: E402
 from mlx.subjects import normalize_title  # noqa: E402
 
 # what no tree is: flags, internal tags, words

@@ -2,10 +2,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from link_reference import ThreadInput, thread
 
 import mlx
-from mlx.link.patches import patch_key
-from mlx.link.threads import ThreadInput, choose_parent, thread, thread_refs
+from mlx.link.rules import patch_key
+from mlx.link.threads import choose_parent, thread_refs
 
 DATA = Path(__file__).resolve().parent / "data" / "threads"
 
@@ -183,7 +184,7 @@ def test_parts_stored_before_thread_refs_are_threaded_from_headers(tmp_path: Pat
 
 
 def test_postings_of_a_prolific_author_group_by_thread_and_window() -> None:
-    from mlx.link.patches import Row, link_patches
+    from link_reference import Row, link_patches
     rows = []
     for k in range(1000):  # a posting a day, each in its own thread, same author and total
         for part in (1, 2):

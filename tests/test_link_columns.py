@@ -7,12 +7,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from conftest import DATA, ROOT, corpus_path
-from link_reference import link_tables
+from link_reference import ThreadInput, link_tables, thread
 
 import mlx
 from mlx.link import link
 from mlx.link.columns import thread_columns
-from mlx.link.threads import ThreadInput, thread
 from mlx.store import Store
 
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -34,8 +34,8 @@ from mlx.link import patch_columns
 from mlx.link.columns import UNKNOWN, IdCodes, as_numpy, nearest_marked, ranges
 from mlx.link.formats import LINK_FORMAT
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
-from mlx.link.patches import POSTING_WINDOW
 from mlx.link.rows import Places, Rows, grouped
+from mlx.link.rules import POSTING_WINDOW
 from mlx.store import Store, hashes, in_sorted
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),

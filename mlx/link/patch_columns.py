@@ -1,5 +1,5 @@
 """Patches, series and each message's patch on columns: the rules of
-``mlx.link.patches`` over integer-coded arrays.
+``mlx.link.rules`` over integer-coded arrays.
 
 Subjects are parsed once per distinct subject into a small table; a message holds
 the code of its subject.  A patch_id is held as a code into the keys of the distinct
@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mlx.extract.vocab import REVIEW_KEYS
 from mlx.link.columns import (
     UNKNOWN,
     Threading,
@@ -32,9 +33,8 @@ from mlx.link.columns import (
     take_codes,
 )
 from mlx.link.formats import SUBJECT_FORMAT
-from mlx.link.patches import (
+from mlx.link.rules import (
     COMMON_TITLE,
-    REVIEW_KEYS,
     group_postings,
     is_repost,
     is_robot,
@@ -299,7 +299,7 @@ def _attribute(th: Threading, uid: pa.Array, subjects: Subjects, kind: np.ndarra
                ) -> tuple[np.ndarray, pa.Array]:
     """(each message's patch code, -1 for none; the keys the codes name): a patch is
     its posting; any other message takes its nearest patch ancestor's, else its
-    subject's (``mlx.link.patches._attribute``), else its nearest keyed ancestor's."""
+    subject's (``tests/link_reference._attribute``), else its nearest keyed ancestor's."""
     up = th.present_parent
     mids = take_codes(th.ids, th.mid_code[patch_rows]).to_pylist()
     uids = uid.take(pa.array(patch_rows)).to_pylist()
