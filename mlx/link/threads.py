@@ -1,5 +1,7 @@
-"""Reply threading over the header columns of the whole store.
+"""The threading rule: which id is a message's parent, and the ids it threads by.
 
+``mlx.link.columns`` threads the whole store on these ids (the per-message pass that
+states the rule step by step is the test oracle, ``tests/link_reference.py``).
 Parent = In-Reply-To when it holds one well-formed id, else the last
 References id (the rule notmuch uses).  A parent missing from the archive
 becomes a *ghost* node whose own parent comes from the References chain, so a
@@ -7,7 +9,6 @@ reply still joins the thread of its other references; a thread whose root is
 missing gets a ghost root.  Duplicate Message-IDs stay separate messages
 (replies attach to the earliest).  Reference loops are cut.  The result does
 not depend on the order of the input: ties are broken by (date, uid).
-Linear time with dicts.
 """
 
 from __future__ import annotations
