@@ -145,7 +145,7 @@ def in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return keys[np.minimum(np.searchsorted(keys, values), len(keys) - 1)] == values
 
 
-# row groups a lookup reads a call (``Store._read_where``): a call per group cost a third
+# row groups a lookup reads a call (``Store.read_where``): a call per group cost a third
 # of a lookup that hit every group of link/index; all at once would hold them all
 GROUPS_READ = 16
 # fewer items than this are read in the caller's thread: the reads of a few small parts
@@ -220,7 +220,7 @@ class Store:
         self.fs, self.root = filesystem(path)
         self._local = isinstance(self.fs, LocalFileSystem)
         self._info: tuple[tuple[int, int], dict[str, Any]] | None = None  # link_info
-        manifest = self._at(MANIFEST)
+        manifest = self.path_of(MANIFEST)
         if not self.fs.exists(manifest):
             if not create:
                 raise StoreError(f"{path}: not an mlx store (no {MANIFEST}); "
@@ -236,7 +236,7 @@ class Store:
         self.run = f"{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._seq = 0
         self._ensured = False
-        self._listings: dict[str, list[str]] | None = None  # see listed_once
+        self.listings: dict[str, list[str]] | None = None  # see listed_once
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -244,7 +244,7 @@ class Store:
         removing the first one's staged parts.  A lock left by a process that
         died on this host is taken over; on another host, the line says how to
         remove it."""
-        path = self._at(LOCK)
+        path = self.path_of(LOCK)
         if self.fs.exists(path):
             try:
                 with self.fs.open(path, "r", encoding="utf-8") as fh:
@@ -267,34 +267,35 @@ class Store:
             if self.fs.exists(path):
                 self.fs.rm(path)
 
-    def _at(self, *parts: str) -> str:
+    def path_of(self, *parts: str) -> str:
+        """The path of ``parts`` inside the store (a table's folder, a link file)."""
         return "/".join((self.root, *parts))
 
     def ensure(self) -> None:
         """The table folders, made once per Store (not once per chunk taken)."""
         if not self._ensured:
             for sub in (*TABLES, SUBJECT_PARSES):
-                self.fs.makedirs(self._at(sub), exist_ok=True)
+                self.fs.makedirs(self.path_of(sub), exist_ok=True)
             self._ensured = True
 
     @contextmanager
     def listed_once(self) -> Iterator[None]:
         """Each folder of parts listed once while inside (a link pass, which adds none)."""
-        self._listings = {}
+        self.listings = {}
         try:
             yield
         finally:
-            self._listings = None
+            self.listings = None
 
     def _listing(self, table: str) -> list[str]:
-        if self._listings is not None:
-            if table not in self._listings:
-                self._listings[table] = self._list(table)
-            return self._listings[table]
+        if self.listings is not None:
+            if table not in self.listings:
+                self.listings[table] = self._list(table)
+            return self.listings[table]
         return self._list(table)
 
     def _list(self, table: str) -> list[str]:
-        d = self._at(table)
+        d = self.path_of(table)
         if self._local:  # fsspec's listing costs 30 µs a file: a store has thousands
             try:
                 return sorted(f"{d}/{name}" for name in os.listdir(d))
@@ -311,11 +312,11 @@ class Store:
     def part_paths(self, table: str) -> list[str]:
         """The parts readers see: an extracted part only once its chunk's messages part
         is in place (until ``recover`` removes it, a crashed chunk's rows are not read)."""
-        if self._listings is not None:  # inside listed_once: found once
+        if self.listings is not None:  # inside listed_once: found once
             key = f"parts of {table}"
-            if key not in self._listings:
-                self._listings[key] = self._part_paths(table)
-            return self._listings[key]
+            if key not in self.listings:
+                self.listings[key] = self._part_paths(table)
+            return self.listings[key]
         return self._part_paths(table)
 
     def _part_paths(self, table: str) -> list[str]:
@@ -351,7 +352,7 @@ class Store:
         if table is None or since is None:
             return set(self.read("messages", MESSAGES, ["uid"]).column("uid").to_pylist())
         uid = pa.schema([MESSAGES.field("uid")])
-        return set(pa.concat_tables([table, *(self._read_as(p, uid) for p in since)])
+        return set(pa.concat_tables([table, *(self.read_part_as(p, uid) for p in since)])
                    .column("uid").to_pylist())
 
     def write(self, table: str, data: pa.Table) -> str | None:
@@ -360,7 +361,7 @@ class Store:
             return None
         self.ensure()
         self._seq += 1
-        final = self._at(table, f"part-{self.run}-e{self._seq:06d}.parquet")
+        final = self.path_of(table, f"part-{self.run}-e{self._seq:06d}.parquet")
         write_parquet(self.fs, final, data)
         return final
 
@@ -376,7 +377,7 @@ class Store:
         self._seq += 1
         name = f"part-{self.run}-c{self._seq:06d}.parquet"
         for table in sorted(staged, key=lambda t: t == "messages"):
-            final = self._at(table, name)
+            final = self.path_of(table, name)
             if keep is None or table == SUBJECT_PARSES:
                 self.fs.mv(staged[table], final)
                 continue
@@ -405,12 +406,12 @@ class Store:
 
     def clear_staging(self) -> None:
         """Remove staged parts (after the engine stopped, no task writes there)."""
-        if self.fs.exists(self._at("staging")):
-            self.fs.rm(self._at("staging"), recursive=True)
+        if self.fs.exists(self.path_of("staging")):
+            self.fs.rm(self.path_of("staging"), recursive=True)
 
     def save_manifest(self) -> None:
         self.fs.makedirs(self.root, exist_ok=True)
-        path = self._at(MANIFEST)
+        path = self.path_of(MANIFEST)
         with self.fs.open(path + ".tmp", "w", encoding="utf-8") as fh:
             json.dump(self.manifest, fh, indent=1, sort_keys=True)
         self.fs.mv(path + ".tmp", path)
@@ -429,7 +430,7 @@ class Store:
             return empty(want)
         if uids is not None:
             return self._read_uids(parts, want, schema.field("uid"), set(uids))
-        return pa.concat_tables([self._read_as(path, want) for path in parts])
+        return pa.concat_tables([self.read_part_as(path, want) for path in parts])
 
     def _read_uids(self, parts: list[str], want: pa.Schema, uid_field: pa.Field,
                    wanted: set[str]) -> pa.Table:
@@ -440,7 +441,7 @@ class Store:
         with_uid = want if "uid" in want.names else want.append(uid_field)
 
         def rows_of(path: str) -> pa.Table:
-            data = self._read_as(path, with_uid)
+            data = self.read_part_as(path, with_uid)
             rows = np.flatnonzero(in_sorted(hashes(data.column("uid")), keys))
             rows = rows[[u in wanted for u in data.column("uid").take(pa.array(rows)).to_pylist()]]
             return data.take(pa.array(rows)).select(want.names)
@@ -449,7 +450,7 @@ class Store:
         tables = [t for t in in_threads(rows_of, parts) if t.num_rows]
         return pa.concat_tables(tables) if tables else empty(want)
 
-    def _read_as(self, path: str, want: pa.Schema, uids: pa.Array | None = None) -> pa.Table:
+    def read_part_as(self, path: str, want: pa.Schema, uids: pa.Array | None = None) -> pa.Table:
         return read_as(self.fs, path, want, uids)
 
     # The link tables are a base file, replaced by a full link pass, and one delta file
@@ -458,18 +459,19 @@ class Store:
     # and ``link/dead.<gen>.parquet`` the uids (and thread ids) whose rows in the files
     # before it are void.  ``read_link`` gives the live rows.
 
-    def _link_file(self, name: str, gen: int = 0) -> str:
-        return self._at("link", f"{name}.parquet" if not gen else f"{name}.{gen}.parquet")
+    def link_file(self, name: str, gen: int = 0) -> str:
+        """The file of a link table: its base (``gen`` 0) or a delta."""
+        return self.path_of("link", f"{name}.parquet" if not gen else f"{name}.{gen}.parquet")
 
     def write_link(self, name: str, data: pa.Table, gen: int = 0,
                    row_group: int | None = None) -> None:
         """Write one table of the link stage: the base (``gen`` 0) or a delta."""
-        self.fs.makedirs(self._at("link"), exist_ok=True)
-        write_parquet(self.fs, self._link_file(name, gen), data, row_group)
+        self.fs.makedirs(self.path_of("link"), exist_ok=True)
+        write_parquet(self.fs, self.link_file(name, gen), data, row_group)
 
     def link_writer(self, gen: int = 0) -> LinkWriter:
         """Streams of the link tables of generation ``gen``, in place once closed."""
-        self.fs.makedirs(self._at("link"), exist_ok=True)
+        self.fs.makedirs(self.path_of("link"), exist_ok=True)
         return LinkWriter(self, gen)
 
     def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array,
@@ -487,7 +489,7 @@ class Store:
 
     def clear_link_deltas(self) -> None:
         """Remove every delta and dead file (a full pass replaces the base)."""
-        d = self._at("link")
+        d = self.path_of("link")
         if self.fs.isdir(d):
             for path in self.fs.ls(d, detail=False):
                 if LINK_DELTA.fullmatch(path.rsplit("/", 1)[-1]):
@@ -496,14 +498,14 @@ class Store:
     def link_files(self, name: str) -> list[tuple[str, list[str]]]:
         """(file, the dead files voiding rows of it) of a link table, base first; []
         when it was never written (a delta that added no row of it wrote no file)."""
-        base = self._link_file(name)
+        base = self.link_file(name)
         if not self.fs.exists(base):
             return []
         gens = self.link_gens()
         key = LINK_KEYS.get(name, "uid")
         files = [(0, base)] + [(g, path) for g in gens
-                               if self.fs.exists(path := self._link_file(name, g))]
-        return [(path, [self._link_file(DEAD[key], later) for later in gens if later > g]
+                               if self.fs.exists(path := self.link_file(name, g))]
+        return [(path, [self.link_file(DEAD[key], later) for later in gens if later > g]
                  if key is not None else []) for g, path in files]
 
     def read_link(self, name: str, uids: Iterable[str] | None = None,
@@ -526,7 +528,7 @@ class Store:
         tables = []
         for path, dead in files:
             if where is not None:
-                table = self._read_where(path, cols, *where)
+                table = self.read_where(path, cols, *where)
             else:
                 table = self.read_part(path, cols) if wanted is None else pq.read_table(
                     path, filesystem=self.fs, columns=cols, filters=[("uid", "in", wanted)])
@@ -543,7 +545,7 @@ class Store:
             out = out.drop_columns([key])
         return out
 
-    def _read_where(self, path: str, columns: list[str] | None, column: str,
+    def read_where(self, path: str, columns: list[str] | None, column: str,
                     values: np.ndarray) -> pa.Table:
         """The rows of a file whose ``column`` (integers) holds one of ``values``, read a
         row group at a time from the groups whose minimum and maximum admit one (few in a
@@ -636,15 +638,15 @@ class Store:
 
     def write_link_info(self, info: dict[str, Any]) -> None:
         """Facts of the link pass that ``mlx info`` shows without reading a column."""
-        self.fs.makedirs(self._at("link"), exist_ok=True)
-        with self.fs.open(self._at("link", "info.json"), "w") as fh:
+        self.fs.makedirs(self.path_of("link"), exist_ok=True)
+        with self.fs.open(self.path_of("link", "info.json"), "w") as fh:
             fh.write(json.dumps(info))  # dumps: C's encoder (dump's is Python's: 0.1 s at 1M)
         self._info = None
 
     def link_info(self) -> dict[str, Any]:
         """``link/info.json``, not to be changed (on a local store read again only when
         its size or time changed: a pass asks often, and it lists every part)."""
-        path = self._at("link", "info.json")
+        path = self.path_of("link", "info.json")
         if not self._local:
             if not self.fs.exists(path):
                 return {}
@@ -662,7 +664,7 @@ class Store:
 
     def link_path(self, name: str) -> str | None:
         """Where the base of a table of the link stage is, when it was written."""
-        path = self._link_file(name)
+        path = self.link_file(name)
         return path if self.fs.exists(path) else None
 
 
@@ -689,7 +691,7 @@ class LinkWriter:
         assert schema is not None
         writer = self._writers.get(name)
         if writer is None:
-            path = self.st._link_file(name, self.gen) + ".tmp"
+            path = self.st.link_file(name, self.gen) + ".tmp"
             writer = pq.ParquetWriter(path, schema, compression="zstd", filesystem=self.st.fs)
             self._writers[name] = writer
         if isinstance(data, pa.Table):
@@ -705,7 +707,7 @@ class LinkWriter:
     def close(self) -> None:
         for name, writer in self._writers.items():
             writer.close()
-            path = self.st._link_file(name, self.gen)
+            path = self.st.link_file(name, self.gen)
             self.st.fs.mv(path + ".tmp", path)
         self._writers = {}
 

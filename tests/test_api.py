@@ -223,7 +223,7 @@ def test_a_crash_between_a_chunks_parts_loses_and_doubles_nothing(tmp_path: Path
 
     def die_before_messages(self, staged, keep=None):  # type: ignore[no-untyped-def]
         self.ensure()
-        self.fs.mv(staged["results"], self._at("results", f"part-{self.run}-c000001.parquet"))
+        self.fs.mv(staged["results"], self.path_of("results", f"part-{self.run}-c000001.parquet"))
         raise KeyboardInterrupt
 
     monkeypatch.setattr(Store, "take", die_before_messages)

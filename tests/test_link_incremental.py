@@ -405,8 +405,8 @@ def test_rows_read_each_part_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert len(paths) >= 3
     every = Rows(st).read(["uid", "subject"])
     opened: list[str] = []
-    real = Store._read_as
-    monkeypatch.setattr(Store, "_read_as",
+    real = Store.read_part_as
+    monkeypatch.setattr(Store, "read_part_as",
                         lambda self, path, want: opened.append(path) or real(self, path, want))
     first = Rows(st, at={paths[0]: np.array([0, 2]), paths[2]: None})
     got = first.read(["uid"])

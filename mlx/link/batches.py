@@ -141,9 +141,9 @@ class SubjectFile:
 
     def __init__(self, st: Store) -> None:
         self.st = st
-        self.path = st._link_file("subjects")
+        self.path = st.link_file("subjects")
         schema = keyed_parses(subject_parses([])).schema
-        st.fs.makedirs(st._at("link"), exist_ok=True)
+        st.fs.makedirs(st.path_of("link"), exist_ok=True)
         self.writer = pq.ParquetWriter(self.path + ".tmp", schema, compression="zstd",
                                        filesystem=st.fs)
         self.known = KeySet()
@@ -248,7 +248,7 @@ class Batches:
 
     def plan(self) -> Iterator[tuple[Places, pa.Table]]:
         """(the rows of a batch, the rows of ``link/subjects`` its subjects have)."""
-        with self.st.fs.open(self.st._link_file("subjects"), "rb") as fh:
+        with self.st.fs.open(self.st.link_file("subjects"), "rb") as fh:
             stored = pq.ParquetFile(fh)
             for b in range(self.count):
                 yield self._batch(b, stored)
@@ -272,7 +272,7 @@ def component_batches(st: Store, limit: int) -> Batches:
     subjects = SubjectFile(st)
     scan = Scan()
     for k, path in enumerate(paths):
-        table = st._read_as(path, schema_of(SCAN))
+        table = st.read_part_as(path, schema_of(SCAN))
         if table.column("thread_refs").null_count:
             refs = old_thread_refs(Rows(st, at={path: None}), table)
             table = table.set_column(table.schema.get_field_index("thread_refs"),

@@ -87,7 +87,7 @@ class Known:
         assert self.st is not None
         files = zip((p for p, _ in self.st.link_files("subjects")),
                     (p for p, _ in self.st.link_files("subject-keys")), strict=True)
-        return [(path, self.st._read_where(keys_path, columns, "key", keys))
+        return [(path, self.st.read_where(keys_path, columns, "key", keys))
                 for path, keys_path in files]
 
     def _stored(self, path: str, found: pa.Table) -> pa.Table:

@@ -45,14 +45,14 @@ class Rows:
 
     def read(self, columns: list[str]) -> pa.Table:
         if self.at is None:
-            tables = [self.st._read_as(path, schema_of(columns)) for path in self.paths]
+            tables = [self.st.read_part_as(path, schema_of(columns)) for path in self.paths]
             return self._concat(tables, columns)
         self._columns = list(dict.fromkeys([*self._columns, *columns]))
         for path, rows in self.at.items():
             table = self._parts.get(path)
             have = table.column_names if table is not None else []
             if missing := [c for c in self._columns if c not in have]:
-                read = self.st._read_as(path, schema_of(missing))
+                read = self.st.read_part_as(path, schema_of(missing))
                 read = read if rows is None else read.take(pa.array(rows))
                 for name in have:
                     assert table is not None
@@ -140,7 +140,7 @@ def extracted_flags(st: Store, rows: Rows) -> np.ndarray:
     for table, bit in EXTRACTED_BIT.items():
         paths = [p for p in st.part_paths(table)
                  if (name := p.rsplit("/", 1)[-1]) in names or name not in chunks]
-        found = in_threads(lambda path: pc.unique(st._read_as(path, UID).column("uid")),
+        found = in_threads(lambda path: pc.unique(st.read_part_as(path, UID).column("uid")),
                            paths)
         if found:
             hit = pc.is_in(uid, value_set=pa.concat_arrays(found))
@@ -171,7 +171,7 @@ class SubsetStore(Store):
                                    grouped(part[rows_of], rows_of).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
         self.rows, self.tables = rows, tables
-        self._listings = st._listings  # the pass's listing of the parts
+        self.listings = st.listings  # the pass's listing of the parts
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
              uids: Any = None) -> pa.Table:
@@ -192,7 +192,7 @@ class SubsetStore(Store):
                 reads.append((path, of))
 
         def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
-            return self._read_as(read[0], with_uid, uids=read[1])
+            return self.read_part_as(read[0], with_uid, uids=read[1])
         tables = in_threads(rows_of, reads)
         out = pa.concat_tables(tables) if tables else empty(with_uid)
         return out.select(want.names)  # each part read only the rows of ``wanted``
