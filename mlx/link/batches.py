@@ -38,9 +38,9 @@ from mlx.link.patch_columns import (
     BATCH,
     KIND_FACTS,
     Subjects,
-    _parsed,
     key_columns,
     keyed_parses,
+    parsed_table,
     parser_version,
     subject_parses,
 )
@@ -220,7 +220,7 @@ class SubjectFile:
         # which a lookup skips (Known._stored)
         self.st.write_link("subject-keys", subject_keys(keys), row_group=KEY_GROUP)
         self.st.fs.mv(self.path + ".tmp", self.path)
-        none = key_columns(_parsed([parse_subject(None)]))
+        none = key_columns(parsed_table([parse_subject(None)]))
         return keys, pa.concat_tables([*self.columns, none]).combine_chunks()
 
 

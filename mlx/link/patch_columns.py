@@ -143,7 +143,7 @@ def parse_subjects(subject: pa.ChunkedArray, known: pa.Table | None = None
     index = as_numpy(at, -1, np.int64).copy()
     index[new_rows] = base + np.arange(len(new_rows))
     parsed = pa.concat_tables([seen.take(pa.array(index)).drop_columns(["subject"]),
-                               _parsed([parse_subject(None)])])
+                               parsed_table([parse_subject(None)])])
     changed = known is None or len(new_rows) > 0
     seen = seen.replace_schema_metadata({"parser": version}) if changed else None
     return Subjects(text, parsed.combine_chunks(), code), seen
@@ -164,7 +164,7 @@ def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
     ``subject`` and the parser's version in the schema's metadata: what a worker hands
     the link pass for its chunk's subjects, and the rows of ``link/subjects``."""
     values = [v for v in dict.fromkeys(subjects) if v is not None]
-    table = _parsed([parse_subject(v) for v in values]).append_column(
+    table = parsed_table([parse_subject(v) for v in values]).append_column(
         "subject", pa.array(values, pa.string()))
     parse_subject.cache_clear()  # its entries would outlive the batch
     return table.replace_schema_metadata({"parser": parser_version()})
@@ -204,7 +204,8 @@ def known_subjects(parts: list[pa.Table], disjoint: int = 0) -> pa.Table | None:
     return table.combine_chunks()
 
 
-def _parsed(subjects: list[Subject]) -> pa.Table:
+def parsed_table(subjects: list[Subject]) -> pa.Table:
+    """The columns of parsed subjects a pass stores (``link/subjects``) and keys by."""
     cols: dict[str, list[Any]] = {name: [getattr(s, name) for s in subjects]
                                   for name in REPORTED}
     cols["kind"] = [KINDS[s.kind] for s in subjects]
