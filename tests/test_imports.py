@@ -104,3 +104,15 @@ def test_the_cheap_entry_points_stay_cheap() -> None:
     store = _loaded("import mlx.store")
     assert not {m for m in store if m.startswith(("mlx.extract", "mlx.analyse", "spacy",
                                                   "pandas"))}
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A name that starts with "_" stays in its module: what another module needs is
+    public (``rows.schema_of``, ``patch_columns.parsed_table``, ``Store.read_part_as``)."""
+    private = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mlx"):
+                private += [f"{module}: {node.module}.{a.name}" for a in node.names
+                            if a.name.startswith("_")]
+    assert private == []
