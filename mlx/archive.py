@@ -22,7 +22,9 @@ import pyarrow as pa
 
 from mlx import schema
 from mlx.errors import MlxError
-from mlx.store import Store, read_as
+from mlx.linkfiles import LINK_KEYS
+from mlx.parts import read_as
+from mlx.store import Store
 
 if TYPE_CHECKING:  # pandas is imported on first use: workers and the CLI start faster
     import pandas as pd
@@ -310,7 +312,6 @@ class Archive:
     def _link_select(self, name: str, table_schema: pa.Schema) -> str:
         """The live rows of a link table: its base and deltas, less the rows a later
         delta voids (as ``Store.read_link``)."""
-        from mlx.store import LINK_KEYS
         stored = "messages" if name == "links" else name
         files = self.store.link_files(stored)
         if not files:

@@ -25,11 +25,10 @@ import re
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import fsspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -38,6 +37,8 @@ from fsspec.implementations.local import LocalFileSystem
 
 from mlx import schema
 from mlx.errors import StoreError
+from mlx.linkfiles import LinkFiles
+from mlx.parts import filesystem, hashes, in_sorted, in_threads, read_as, write_parquet
 from mlx.schema import empty
 
 if TYPE_CHECKING:
@@ -51,14 +52,7 @@ EXTRACTED = ("results", "hardware", "statements")  # rows keyed by the uid of a 
 # the parse of each chunk's distinct subjects (no rows of a message: not deduplicated),
 # folded into link/subjects and removed by the next link pass
 SUBJECT_PARSES = "subject_parses"
-HASH_ROWS = 100_000  # strings hashed at a time (each a Python object while hashed)
 CHUNK_PART = re.compile(r"part-.+-c\d+\.parquet")  # the parts of one chunk share a name
-LINK_DELTA = re.compile(r".+\.\d+\.parquet(?:\.tmp)?")  # link/<name>.<gen>.parquet
-# the key of a link table's rows, which dead files void (None: rows are never voided)
-LINK_KEYS: dict[str, str | None] = {"threads": "thread_id", "subjects": None,
-                                    "subject-keys": None,
-                                    "keys": "comp", "index": "comp"}
-DEAD = {"uid": "dead", "thread_id": "dead-threads", "comp": "dead-comps"}  # their files
 
 TRAILER, MESSAGES, FACT_COLUMNS = schema.TRAILER, schema.MESSAGES, schema.FACT_COLUMNS
 RESULTS, HARDWARE, STATEMENTS, ERRORS = (schema.RESULTS, schema.HARDWARE, schema.STATEMENTS,
@@ -109,95 +103,6 @@ def errors_table(records: Iterable[ErrorRecord]) -> pa.Table:
     return pa.table(cols, schema=ERRORS)
 
 
-def filesystem(url: str) -> tuple[fsspec.AbstractFileSystem, str]:
-    """(filesystem, root path) of a store path or URL (fsspec caches the instances)."""
-    fs, root = fsspec.core.url_to_fs(url)
-    return fs, root.rstrip("/") or "/"
-
-
-def hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A 64-bit hash of each string (nulls hash as the empty string), a slice at a time:
-    each string is a Python object while it is hashed."""
-    import pandas as pd
-    out = np.zeros(len(values), dtype=np.int64)
-    for start in range(0, len(values), HASH_ROWS):
-        part = values.slice(start, HASH_ROWS)
-        objects = pc.fill_null(part.cast(pa.string()), "").to_numpy(zero_copy_only=False)
-        out[start:start + len(part)] = pd.util.hash_array(objects, categorize=False).view(np.int64)
-    return out
-
-
-def in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` is among ``keys`` (sorted): a binary search, for many
-    values and fewer keys."""
-    if not len(keys):
-        return np.zeros(len(values), dtype=bool)
-    if len(values) > 4 * len(keys) and bool((values[1:] >= values[:-1]).all()):
-        # sorted values too (a column of a file sorted by it): the keys searched in them,
-        # and the runs of each key found marked
-        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
-        lo, hi = np.searchsorted(values, keys, "left"), np.searchsorted(values, keys, "right")
-        found = lo < hi
-        marks = np.zeros(len(values) + 1, dtype=np.int32)
-        marks[lo[found]] += 1
-        marks[hi[found]] -= 1
-        return np.cumsum(marks[:-1]) > 0
-    return keys[np.minimum(np.searchsorted(keys, values), len(keys) - 1)] == values
-
-
-# row groups a lookup reads a call (``Store.read_where``): a call per group cost a third
-# of a lookup that hit every group of link/index; all at once would hold them all
-GROUPS_READ = 16
-# fewer items than this are read in the caller's thread: the reads of a few small parts
-# (a delta's claims read four of 50 rows) take less than starting a pool and handing
-# each back under the GIL
-POOLED = 8
-
-
-def in_threads(read: Callable[[Any], pa.Table], items: Iterable[Any]) -> list[pa.Table]:
-    """``read`` of each item, in order, one thread per core: Parquet decodes without the
-    GIL."""
-    from concurrent.futures import ThreadPoolExecutor
-    items = list(items)
-    if len(items) < POOLED:
-        return [read(item) for item in items]
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        return list(pool.map(read, items))
-
-
-def read_as(fs: fsspec.AbstractFileSystem, path: str, want: pa.Schema,
-            uids: pa.Array | None = None) -> pa.Table:
-    """One part with the columns of ``want`` (null where the part lacks one); with
-    ``uids``, only their rows (the other columns read only when the part has one)."""
-    # a local part opened by Arrow itself: through fsspec's file object each of its
-    # reads is a Python call
-    with nullcontext(path) if isinstance(fs, LocalFileSystem) else fs.open(path, "rb") as fh:
-        pf = pq.ParquetFile(fh, pre_buffer=False)
-        have = set(pf.schema_arrow.names)
-        names = [f.name for f in want if f.name in have]
-        if uids is None:
-            data = pf.read(columns=names, use_threads=False)
-        else:
-            hit = pc.is_in(pf.read(columns=["uid"], use_threads=False).column("uid"),
-                           value_set=uids)
-            rows = pc.indices_nonzero(hit)
-            data = pf.read(columns=names, use_threads=False).take(rows) if len(rows) \
-                else empty(pa.schema([pf.schema_arrow.field(c) for c in names]))
-    if data.schema.equals(want):
-        return data
-    cols = [(c if (c := data.column(f.name)).type == f.type else c.cast(f.type))
-            if f.name in have else pa.nulls(len(data), f.type) for f in want]
-    return pa.Table.from_arrays(cols, schema=want)
-
-
-def write_parquet(fs: fsspec.AbstractFileSystem, path: str, data: pa.Table,
-                  row_group: int | None = None) -> None:
-    """Write under a temporary name, then rename: readers never see half a file."""
-    pq.write_table(data, path + ".tmp", compression="zstd", filesystem=fs,
-                   row_group_size=row_group)
-    fs.mv(path + ".tmp", path)
-
-
 def stage(url: str, run: str, tables: dict[str, pa.Table]) -> dict[str, str]:
     """Write a worker's tables under ``staging/<run>/``; {table: path} of those written."""
     fs, root = filesystem(url)
@@ -212,7 +117,7 @@ def stage(url: str, run: str, tables: dict[str, pa.Table]) -> dict[str, str]:
     return out
 
 
-class Store:
+class Store(LinkFiles):
     """A store: reading the manifest and keys, writing parts (local path or fsspec URL)."""
 
     def __init__(self, path: str, create: bool = False) -> None:
@@ -453,131 +358,6 @@ class Store:
     def read_part_as(self, path: str, want: pa.Schema, uids: pa.Array | None = None) -> pa.Table:
         return read_as(self.fs, path, want, uids)
 
-    # The link tables are a base file, replaced by a full link pass, and one delta file
-    # per incremental pass since (``link/<name>.<gen>.parquet``, the generations listed
-    # in ``link/info.json``): a delta holds the rows of every message its pass re-linked,
-    # and ``link/dead.<gen>.parquet`` the uids (and thread ids) whose rows in the files
-    # before it are void.  ``read_link`` gives the live rows.
-
-    def link_file(self, name: str, gen: int = 0) -> str:
-        """The file of a link table: its base (``gen`` 0) or a delta."""
-        return self.path_of("link", f"{name}.parquet" if not gen else f"{name}.{gen}.parquet")
-
-    def write_link(self, name: str, data: pa.Table, gen: int = 0,
-                   row_group: int | None = None) -> None:
-        """Write one table of the link stage: the base (``gen`` 0) or a delta."""
-        self.fs.makedirs(self.path_of("link"), exist_ok=True)
-        write_parquet(self.fs, self.link_file(name, gen), data, row_group)
-
-    def link_writer(self, gen: int = 0) -> LinkWriter:
-        """Streams of the link tables of generation ``gen``, in place once closed."""
-        self.fs.makedirs(self.path_of("link"), exist_ok=True)
-        return LinkWriter(self, gen)
-
-    def write_dead(self, gen: int, uids: pa.Array, thread_ids: pa.Array,
-                   comps: np.ndarray) -> None:
-        """What delta ``gen`` voids in the files before it: rows of these uids (threads:
-        of these thread ids; the keys and their index: of these components)."""
-        self.write_link("dead", pa.table({"uid": uids.cast(pa.string())}), gen)
-        self.write_link("dead-threads", pa.table({"thread_id": thread_ids.cast(pa.string())}),
-                        gen)
-        self.write_link("dead-comps", pa.table({"comp": pa.array(comps, pa.int64())}), gen)
-
-    def link_gens(self) -> list[int]:
-        """The deltas in force, oldest first."""
-        return [int(g) for g in self.link_info().get("gens", [])]
-
-    def clear_link_deltas(self) -> None:
-        """Remove every delta and dead file (a full pass replaces the base)."""
-        d = self.path_of("link")
-        if self.fs.isdir(d):
-            for path in self.fs.ls(d, detail=False):
-                if LINK_DELTA.fullmatch(path.rsplit("/", 1)[-1]):
-                    self.fs.rm(path)
-
-    def link_files(self, name: str) -> list[tuple[str, list[str]]]:
-        """(file, the dead files voiding rows of it) of a link table, base first; []
-        when it was never written (a delta that added no row of it wrote no file)."""
-        base = self.link_file(name)
-        if not self.fs.exists(base):
-            return []
-        gens = self.link_gens()
-        key = LINK_KEYS.get(name, "uid")
-        files = [(0, base)] + [(g, path) for g in gens
-                               if self.fs.exists(path := self.link_file(name, g))]
-        return [(path, [self.link_file(DEAD[key], later) for later in gens if later > g]
-                 if key is not None else []) for g, path in files]
-
-    def read_link(self, name: str, uids: Iterable[str] | None = None,
-                  columns: list[str] | None = None,
-                  where: tuple[str, np.ndarray] | None = None) -> pa.Table | None:
-        """The live rows of a table of the link stage (only the rows of ``uids``, or
-        whose column ``where[0]`` holds one of ``where[1]``, only ``columns``, if given),
-        None when it was never written.  ``where`` reads only the row groups whose
-        statistics admit a value: few on a file sorted by that column."""
-        files = self.link_files(name)
-        if not files:
-            return None
-        key = LINK_KEYS.get(name, "uid")
-        if not any(dead for _, dead in files):
-            key = None  # no rows void: the key is not needed
-        cols = columns if columns is None or key is None or key in columns \
-            else [*columns, key]
-        wanted = None if uids is None else pa.array(list(uids), pa.string())
-        voided: dict[str, pa.Array] = {}
-        tables = []
-        for path, dead in files:
-            if where is not None:
-                table = self.read_where(path, cols, *where)
-            else:
-                table = self.read_part(path, cols) if wanted is None else pq.read_table(
-                    path, filesystem=self.fs, columns=cols, filters=[("uid", "in", wanted)])
-            if dead:
-                for d in dead:
-                    if d not in voided:
-                        voided[d] = self.read_part(d).column(0)
-                keys = pa.chunked_array([voided[d] for d in dead]).combine_chunks()
-                if len(keys):
-                    table = table.filter(pc.invert(pc.is_in(table.column(key), value_set=keys)))
-            tables.append(table)
-        out = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
-        if columns is not None and key is not None and key not in columns:
-            out = out.drop_columns([key])
-        return out
-
-    def read_where(self, path: str, columns: list[str] | None, column: str,
-                    values: np.ndarray) -> pa.Table:
-        """The rows of a file whose ``column`` (integers) holds one of ``values``, read a
-        row group at a time from the groups whose minimum and maximum admit one (few in a
-        file sorted by ``column``)."""
-        values = np.unique(values)
-
-        def hits(keys: pa.ChunkedArray) -> pa.Array:
-            return pa.array(in_sorted(keys.to_numpy(), values))
-        with self.fs.open(path, "rb") as fh:
-            pf = pq.ParquetFile(fh, pre_buffer=False)
-            at = [pf.metadata.schema.column(i).path
-                  for i in range(pf.metadata.num_columns)].index(column)  # a leaf's place
-            read = columns if columns is None or column in columns else [*columns, column]
-            groups = []
-            for g in range(pf.num_row_groups if len(values) else 0):
-                stats = pf.metadata.row_group(g).column(at).statistics
-                if stats is not None and stats.has_min_max:
-                    lo = np.searchsorted(values, stats.min, "left")
-                    if lo == len(values) or values[lo] > stats.max:
-                        continue
-                groups.append(g)
-            tables = []
-            for start in range(0, len(groups), GROUPS_READ):  # a few groups a call
-                some = pf.read_row_groups(groups[start:start + GROUPS_READ], columns=read,
-                                          use_threads=False)
-                tables.append(some.filter(hits(some.column(column))))
-            names = read or pf.schema_arrow.names
-            schema = pa.schema([pf.schema_arrow.field(c) for c in names],
-                               metadata=pf.schema_arrow.metadata)
-        table = pa.concat_tables(tables) if tables else empty(schema)
-        return table if columns is None or column in columns else table.drop_columns([column])
-
     def part_facts(self, known: dict[str, Any] | None = None,
                    trusted: bool = False) -> dict[str, dict[str, list]]:
         """{table: {part file: [bytes, rows, first date, last date]}} of the parts readers
@@ -635,82 +415,6 @@ class Store:
         firsts = [dt.datetime.fromisoformat(f[2]) for f in facts["messages"].values() if f[2]]
         lasts = [dt.datetime.fromisoformat(f[3]) for f in facts["messages"].values() if f[3]]
         return (min(firsts) if firsts else None), (max(lasts) if lasts else None)
-
-    def write_link_info(self, info: dict[str, Any]) -> None:
-        """Facts of the link pass that ``mlx info`` shows without reading a column."""
-        self.fs.makedirs(self.path_of("link"), exist_ok=True)
-        with self.fs.open(self.path_of("link", "info.json"), "w") as fh:
-            fh.write(json.dumps(info))  # dumps: C's encoder (dump's is Python's: 0.1 s at 1M)
-        self._info = None
-
-    def link_info(self) -> dict[str, Any]:
-        """``link/info.json``, not to be changed (on a local store read again only when
-        its size or time changed: a pass asks often, and it lists every part)."""
-        path = self.path_of("link", "info.json")
-        if not self._local:
-            if not self.fs.exists(path):
-                return {}
-            with self.fs.open(path) as fh:
-                return dict(json.load(fh))
-        try:
-            facts = os.stat(path)
-        except FileNotFoundError:
-            return {}
-        stamp = (facts.st_size, facts.st_mtime_ns)
-        if self._info is None or self._info[0] != stamp:
-            with open(path, encoding="utf-8") as fh:
-                self._info = stamp, dict(json.load(fh))
-        return self._info[1]
-
-    def link_path(self, name: str) -> str | None:
-        """Where the base of a table of the link stage is, when it was written."""
-        path = self.link_file(name)
-        return path if self.fs.exists(path) else None
-
-
-class LinkWriter:
-    """The files of one generation of the link tables, each written as a stream (a full
-    pass in batches of components adds every batch's rows to the same files), under
-    temporary names until ``close`` renames them into place.  A delta (gen > 0) writes
-    no file of a table it adds no row to."""
-
-    def __init__(self, st: Store, gen: int) -> None:
-        self.st, self.gen = st, gen
-        self._writers: dict[str, pq.ParquetWriter] = {}
-
-    def write(self, name: str, data: pa.Table | Iterable[pa.RecordBatch],
-              schema: pa.Schema | None = None, keep: list[str] | None = None,
-              row_group: int | None = None) -> pa.Table:
-        """Add ``data`` (a table, or batches of ``schema``) to table ``name``; the rows
-        added, as one table of the ``keep`` columns (all if None): what a batch's claims
-        and counts read."""
-        if isinstance(data, pa.Table):
-            schema = data.schema
-            if self.gen and not data.num_rows and name not in self._writers:
-                return data if keep is None else data.select(keep)  # a delta: no file
-        assert schema is not None
-        writer = self._writers.get(name)
-        if writer is None:
-            path = self.st.link_file(name, self.gen) + ".tmp"
-            writer = pq.ParquetWriter(path, schema, compression="zstd", filesystem=self.st.fs)
-            self._writers[name] = writer
-        if isinstance(data, pa.Table):
-            writer.write_table(data, row_group_size=row_group)
-            return data if keep is None else data.select(keep)
-        kept = []
-        for batch in data:
-            writer.write_batch(batch)
-            kept.append(batch if keep is None else batch.select(keep))
-        return pa.Table.from_batches(kept, schema=schema if keep is None else pa.schema(
-            [schema.field(c) for c in keep]))
-
-    def close(self) -> None:
-        for name, writer in self._writers.items():
-            writer.close()
-            path = self.st.link_file(name, self.gen)
-            self.st.fs.mv(path + ".tmp", path)
-        self._writers = {}
-
 
 def _alive(pid: Any) -> bool:
     if not isinstance(pid, int):

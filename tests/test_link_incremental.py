@@ -16,7 +16,7 @@ import mlx
 import mlx.link.incremental as incremental
 import mlx.link.known
 import mlx.link.patch_columns as pcols
-import mlx.store
+import mlx.linkfiles
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
 from mlx.link import link
@@ -38,8 +38,9 @@ from mlx.link.incremental import (
 from mlx.link.known import Known, write_subjects
 from mlx.link.patch_columns import subject_parses
 from mlx.link.rows import EXTRACTED_BIT, Rows, extracted_flags
+from mlx.parts import POOLED, in_sorted, in_threads
 from mlx.schema import COUNT_COLUMNS, MESSAGES
-from mlx.store import POOLED, Store, in_sorted, in_threads
+from mlx.store import Store
 
 TABLES = ("messages", "threads", "patches", "reports", "claims", "keys")
 
@@ -369,7 +370,7 @@ def test_read_where_reads_only_the_row_groups_hit(tmp_path: Path,
         read.append((tuple(groups), tuple(columns)))
         return real(self, groups, columns=columns, **kw)
     monkeypatch.setattr(pq.ParquetFile, "read_row_groups", spy)
-    monkeypatch.setattr(mlx.store, "GROUPS_READ", 3)
+    monkeypatch.setattr(mlx.linkfiles, "GROUPS_READ", 3)
     # 601 lies in group 3's range but is no key there
     got = st.read_link("index", where=("key", np.array([998, 4, 5, 250, 4, 601])),
                        columns=["comp"])

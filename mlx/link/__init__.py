@@ -56,9 +56,11 @@ from mlx.link.patch_columns import (
     patch_batches,
 )
 from mlx.link.rows import Places, Rows, SubsetStore, old_thread_refs
+from mlx.linkfiles import LinkWriter
+from mlx.parts import hashes
 from mlx.rows import ErrorRecord
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, LinkWriter, Store, errors_table, hashes
+from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, errors_table
 
 # an incremental pass re-links about this many messages per new one (2-3 measured)
 RELINKED = 4

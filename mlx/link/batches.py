@@ -45,7 +45,8 @@ from mlx.link.patch_columns import (
     subject_parses,
 )
 from mlx.link.rows import Places, Rows, old_thread_refs, schema_of
-from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
+from mlx.parts import hashes, in_sorted
+from mlx.store import SUBJECT_PARSES, Store
 from mlx.subjects import parse_subject
 
 # what the components are found from, read a part at a time

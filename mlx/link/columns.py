@@ -126,7 +126,7 @@ class IdCodes:
     def hashed(self) -> np.ndarray:
         """A 64-bit hash of each id (``mlx.store.hashes``); the ids themselves when they
         are such hashes already (a pass that never holds the strings)."""
-        from mlx.store import hashes
+        from mlx.parts import hashes
         if pa.types.is_integer(self.ids.type):
             return as_numpy(self.ids)
         return hashes(self.ids)

@@ -36,7 +36,8 @@ from mlx.link.formats import LINK_FORMAT
 from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
 from mlx.link.rows import Places, Rows, grouped
 from mlx.link.rules import POSTING_WINDOW
-from mlx.store import Store, hashes, in_sorted
+from mlx.parts import hashes, in_sorted
+from mlx.store import Store
 
 KEYS = pa.schema([("uid", pa.string()), ("comp", pa.int64()), ("mid", pa.int64()),
                   ("refs", pa.list_(pa.int64())), ("norm", pa.int64()),

@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 
 from mlx.link.columns import as_numpy
 from mlx.link.patch_columns import keyed_parses, known_subjects, parser_version, subject_parses
-from mlx.store import SUBJECT_PARSES, Store, hashes, in_sorted
+from mlx.parts import hashes, in_sorted
+from mlx.store import SUBJECT_PARSES, Store
 
 # rows per row group of link/subjects (a batch of a full pass, or a lookup, reads only
 # the groups holding its subjects) and of link/subject-keys

@@ -16,8 +16,9 @@ import pyarrow.compute as pc
 
 from mlx.link.columns import as_numpy
 from mlx.link.threads import header_thread_refs
+from mlx.parts import in_threads
 from mlx.schema import COUNT_COLUMNS, FACT_COLUMNS, MESSAGES, empty
-from mlx.store import EXTRACTED, Store, in_threads
+from mlx.store import EXTRACTED, Store
 
 Places = dict[str, np.ndarray | None]  # {part path: row numbers there, None for all}
 # what a pass over some messages reads of them (the whole store: a few at a time)
