@@ -124,7 +124,7 @@ class IdCodes:
     length: np.ndarray  # per row: how many refs
 
     def hashed(self) -> np.ndarray:
-        """A 64-bit hash of each id (``mlx.store.hashes``); the ids themselves when they
+        """A 64-bit hash of each id (``mlx.parts.hashes``); the ids themselves when they
         are such hashes already (a pass that never holds the strings)."""
         from mlx.parts import hashes
         if pa.types.is_integer(self.ids.type):
