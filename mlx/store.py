@@ -6,7 +6,7 @@ Layout of a store (a directory, or an fsspec URL such as ``s3://bucket/lore``)::
     messages/part-*.parquet   one file per chunk of input
     results/ hardware/ statements/ errors/   the same
     link/*.parquet            the link stage's tables: a base, replaced by a full pass,
-                              and deltas of the incremental passes since (see below)
+                              and deltas of the incremental passes since (mlx.linkfiles)
     staging/<run>/            parts the workers wrote, not yet taken by the driver
 
 Workers write their parts under ``staging/``; the driver, taking chunks in
