@@ -29,7 +29,7 @@ from mlx.extract.results import extract_results
 from mlx.extract.statements import extract_statements
 from mlx.ingest.chunks import Chunk, ReadStats, read_chunk
 from mlx.ingest.defects import strict
-from mlx.link.patch_columns import subject_parses
+from mlx.link.subject_columns import subject_parses
 from mlx.link.threads import header_thread_refs
 from mlx.rows import ErrorRecord, MessageRecord
 from mlx.store import (

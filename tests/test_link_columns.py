@@ -67,7 +67,7 @@ def _same_tables(store: Path) -> None:
 def test_stored_subjects_are_reparsed_when_the_parser_changes(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch
                                                                ) -> None:
-    import mlx.link.patch_columns as pcols
+    import mlx.link.subject_columns as pcols
     mlx.ingest([str(DATA / "threads" / "patch-attribution.mbox")], store=str(tmp_path / "s"),
                workers=1)
     st = Store(str(tmp_path / "s"))

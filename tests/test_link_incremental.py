@@ -15,7 +15,7 @@ from conftest import DATA, ROOT, corpus_path
 import mlx
 import mlx.link.incremental as incremental
 import mlx.link.known
-import mlx.link.patch_columns as pcols
+import mlx.link.subject_columns as pcols
 import mlx.linkfiles
 from mlx.ingest.sources import open_stream
 from mlx.ingest.split import split_blocks, write_mboxrd
@@ -36,8 +36,8 @@ from mlx.link.incremental import (
     index_table,
 )
 from mlx.link.known import Known, write_subjects
-from mlx.link.patch_columns import subject_parses
 from mlx.link.rows import EXTRACTED_BIT, Rows, extracted_flags
+from mlx.link.subject_columns import subject_parses
 from mlx.parts import POOLED, in_sorted, in_threads
 from mlx.schema import COUNT_COLUMNS, MESSAGES
 from mlx.store import Store

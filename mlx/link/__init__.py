@@ -47,15 +47,9 @@ from mlx.link.incremental import (
     plan,
 )
 from mlx.link.known import Known, known_parses, write_subjects
-from mlx.link.patch_columns import (
-    KIND_FACTS,
-    Subjects,
-    known_subjects,
-    link_patch_columns,
-    parse_subjects,
-    patch_batches,
-)
+from mlx.link.patch_columns import KIND_FACTS, link_patch_columns, patch_batches
 from mlx.link.rows import Places, Rows, SubsetStore, old_thread_refs
+from mlx.link.subject_columns import Subjects, known_subjects, parse_subjects
 from mlx.linkfiles import LinkWriter
 from mlx.parts import hashes
 from mlx.rows import ErrorRecord

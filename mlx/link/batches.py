@@ -34,9 +34,10 @@ import pyarrow.parquet as pq
 from mlx.link.columns import UNKNOWN, IdCodes, as_numpy, present_parents, release
 from mlx.link.incremental import author_hashes, components, message_keys
 from mlx.link.known import KEY_GROUP, SUBJECT_GROUP, read_rows, subject_keys
-from mlx.link.patch_columns import (
+from mlx.link.patch_columns import KIND_FACTS
+from mlx.link.rows import Places, Rows, old_thread_refs, schema_of
+from mlx.link.subject_columns import (
     BATCH,
-    KIND_FACTS,
     Subjects,
     key_columns,
     keyed_parses,
@@ -44,7 +45,6 @@ from mlx.link.patch_columns import (
     parser_version,
     subject_parses,
 )
-from mlx.link.rows import Places, Rows, old_thread_refs, schema_of
 from mlx.parts import hashes, in_sorted
 from mlx.store import SUBJECT_PARSES, Store
 from mlx.subjects import parse_subject

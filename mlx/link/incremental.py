@@ -30,12 +30,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mlx.link import patch_columns
+from mlx.link import subject_columns
 from mlx.link.columns import UNKNOWN, IdCodes, as_numpy, nearest_marked, ranges
 from mlx.link.formats import LINK_FORMAT
-from mlx.link.patch_columns import ROBOT, Subjects, patch_kinds
+from mlx.link.patch_columns import patch_kinds
 from mlx.link.rows import Places, Rows, grouped
 from mlx.link.rules import POSTING_WINDOW
+from mlx.link.subject_columns import ROBOT, Subjects
 from mlx.parts import hashes, in_sorted
 from mlx.store import Store
 
@@ -65,7 +66,7 @@ COMPACT = 0.25
 def link_version() -> str:
     """The versions of the link code and of the subject parser: tables linked by other
     code are linked again in full."""
-    return f"{_link_code()}-{patch_columns.parser_version()}"
+    return f"{_link_code()}-{subject_columns.parser_version()}"
 
 
 @cache

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mlx.link.columns import as_numpy
-from mlx.link.patch_columns import keyed_parses, known_subjects, parser_version, subject_parses
+from mlx.link.subject_columns import keyed_parses, known_subjects, parser_version, subject_parses
 from mlx.parts import hashes, in_sorted
 from mlx.store import SUBJECT_PARSES, Store
 
