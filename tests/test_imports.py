@@ -116,3 +116,9 @@ def test_no_module_imports_another_modules_private_names() -> None:
                 private += [f"{module}: {node.module}.{a.name}" for a in node.names
                             if a.name.startswith("_")]
     assert private == []
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module that grows past 600 lines is split along what it holds."""
+    long = {m: n for m, p in _modules().items() if (n := len(p.read_text().splitlines())) > 600}
+    assert long == {}
