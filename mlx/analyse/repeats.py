@@ -46,7 +46,7 @@ def fold(claims: pd.DataFrame, series_of: dict[Any, Any] | None = None) -> pd.Da
     for i in order:
         first.setdefault(keys[i], i)
         v = out.version.iat[i]
-        if not _missing(v):
+        if not missing(v):
             versions.setdefault(keys[i], set()).add(int(v))
     ids = out.claim_id.tolist()
     out["repeat_of"] = pd.Series([ids[first[k]] if first[k] != i else None
@@ -58,7 +58,7 @@ def fold(claims: pd.DataFrame, series_of: dict[Any, Any] | None = None) -> pd.Da
 
 def version_span(versions: Any) -> str:
     """``"2,3,4,6"`` as ``v2-v4,v6``; "" when no version is known."""
-    if _missing(versions) or not versions:
+    if missing(versions) or not versions:
         return ""
     nums = sorted({int(v) for v in str(versions).split(",")})
     runs: list[list[int]] = []
@@ -75,7 +75,7 @@ def _claim_ids(claims: pd.DataFrame) -> list[str]:
     seen: dict[str, int] = {}
     out = []
     for mid, uid in zip(claims.message_id, claims.uid, strict=True):
-        name = str(mid) if not _missing(mid) else f"uid:{uid}"
+        name = str(mid) if not missing(mid) else f"uid:{uid}"
         seen[name] = seen.get(name, 0) + 1
         out.append(f"{name}#{seen[name]}")
     return out
@@ -95,12 +95,12 @@ def _series(claims: pd.DataFrame, series_of: dict[Any, Any]) -> list[Any]:
     pids = claims.patch_id if "patch_id" in claims.columns else [None] * len(claims)
     for title, pid in zip(claims.title, pids, strict=True):
         mine = ([("title", SPACE.sub(" ", title).strip().lower())] if isinstance(title, str)
-                else []) + ([("series", series_of[pid])] if not _missing(pid) and
-                            not _missing(series_of.get(pid)) else [])
+                else []) + ([("series", series_of[pid])] if not missing(pid) and
+                            not missing(series_of.get(pid)) else [])
         for other in mine[1:]:
             parent[root(other)] = root(mine[0])
         nodes.append(mine[0] if mine else None)
-    return [root(n) if n is not None else (("thread", t) if not _missing(t) else ("claim", c))
+    return [root(n) if n is not None else (("thread", t) if not missing(t) else ("claim", c))
             for n, t, c in zip(nodes, claims.thread_id, claims.claim_id, strict=True)]
 
 
@@ -114,14 +114,15 @@ def _key(r: Any, series: Any) -> tuple[Any, ...]:
 
 def _value(v: Any) -> Any:
     """A cell as a key: NA as None, floats to 9 significant digits."""
-    if _missing(v):
+    if missing(v):
         return None
     return float(f"{v:.9g}") if isinstance(v, float) else v
 
 
 def _when(date: Any) -> tuple[int, Any]:
-    return (1, 0) if _missing(date) else (0, pd.Timestamp(date).value)
+    return (1, 0) if missing(date) else (0, pd.Timestamp(date).value)
 
 
-def _missing(v: Any) -> bool:
-    return v is None or (not isinstance(v, (str, list, tuple)) and bool(pd.isna(v)))
+def missing(value: Any) -> bool:
+    """None, NaN, NA or NaT (a list or a string is never missing): a cell of a claim."""
+    return value is None or (not isinstance(value, (list, tuple, str)) and bool(pd.isna(value)))

@@ -2,11 +2,11 @@
 ``mlx.link.rules`` over integer-coded arrays.
 
 Subjects are parsed once per distinct subject into a small table
-(``mlx.link.subject_columns``); a message holds the code of its subject.  A patch_id is held as a code into the keys of the distinct
-subjects (their own key, then their fallback key), made canonical where two codes
-spell one key.  Replies get the patch of their nearest patch ancestor by pointer
-jumping.  Python loops run only over patch postings (grouping parts, naming series,
-merging trailers) and over robot reports.
+(``mlx.link.subject_columns``); a message holds the code of its subject.  A patch_id
+is held as a code into the keys of the distinct subjects (their own key, then their
+fallback key), made canonical where two codes spell one key.  Replies get the patch
+of their nearest patch ancestor by pointer jumping.  Python loops run only over patch
+postings (grouping parts, naming series, merging trailers) and over robot reports.
 """
 
 from __future__ import annotations

@@ -13,9 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from mlx.analyse.repeats import version_span
+from mlx.analyse.repeats import missing, version_span
 from mlx.errors import MlxError
-from mlx.report.site import missing
 
 MAX_PATCHES = 5  # a title piece matching more shows the newest of them
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from mlx.analyse.repeats import missing, version_span
+
 # lists lore.kernel.org carries, by List-Id: <netdev.vger.kernel.org> -> netdev
 LORE_LIST = re.compile(r"^([a-z0-9][a-z0-9._+-]*)\.(?:vger\.kernel\.org|lists\.infradead\.org|"
                        r"lists\.linux\.dev|lists\.openwrt\.org|lists\.ozlabs\.org|"
@@ -60,11 +62,6 @@ def message_url(message_id: Any, list_id: Any, archived_at: Any = None,
         mid = urllib.parse.quote(message_id, safe="@+=~!$&*.-_")
         return f"https://lore.kernel.org/{m.group(1).lower()}/{mid}/"
     return str(list_archive) if is_web(list_archive) else None
-
-
-def missing(value: Any) -> bool:
-    """None, NaN, NA or NaT (a list or a string is never missing)."""
-    return value is None or (not isinstance(value, (list, tuple, str)) and bool(pd.isna(value)))
 
 
 def _e(value: Any) -> str:
@@ -261,7 +258,6 @@ def build(archive: Any, out: str, progress: Callable[[int], None] | None = None)
 
 
 def _index(out: str, archive: Any, claims: pd.DataFrame, figures: dict[str, Any]) -> str:
-    from mlx.analyse.repeats import version_span
     if "repeat_of" in claims.columns:  # one row per distinct claim, its versions listed
         claims = claims[claims.repeat_of.isna()]
     rows = [{"patch": _plain(r.title) or _plain(r.patch_id) or "",
