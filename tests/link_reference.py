@@ -26,7 +26,6 @@ from mlx.link.rules import (
     is_repost,
     is_robot,
     join_series,
-    part_key,
     patch_key,
     posting_key,
     robot_report,
@@ -190,6 +189,12 @@ def is_cover_row(subj: Subject, row: Row) -> bool:
     """A cover letter: ``0/N``, or a diffstat without a diff (no pull request)."""
     return not subj.is_pull and (subj.is_cover or (
         not row.has_diff and row.diffstat_files is not None))
+
+
+def part_key(author: str | None, s: Subject, version: int) -> tuple[Any, ...] | None:
+    """Parts of one posting share author, version, total, RFC-ness and set tag (None: no
+    total, a posting of its own)."""
+    return (author, version, s.total, s.is_rfc, s.set_tag) if s.total else None
 
 
 def link_patches(rows: list[Row]) -> tuple[list[dict[str, Any]], list[str | None],

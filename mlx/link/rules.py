@@ -112,12 +112,6 @@ class Posting:
     seq: int = 0  # creation order
 
 
-def part_key(author: str | None, s: Subject, version: int) -> tuple[Any, ...] | None:
-    """Parts of one posting share author, version, total, RFC-ness and set tag (None: no
-    total, a posting of its own)."""
-    return (author, version, s.total, s.is_rfc, s.set_tag) if s.total else None
-
-
 def robot_report(s: Subject) -> dict[str, Any]:
     """The columns of a kernel test robot report its subject gives."""
     return {"commit": s.robot_commit, "metric": s.robot_metric,
