@@ -39,13 +39,10 @@ def fingerprint(rows: list[dict]) -> str:
 
 
 def _rows(archive: mlx.Archive, name: str) -> list[dict]:
-    if name == "subjects":
-        table = archive.store.read_link("subjects")
-        assert table is not None
-        return table.to_pylist()
-    df = archive.table(name) if name != "claims" else archive.store.read_link("claims")
-    return df.to_pylist() if hasattr(df, "to_pylist") else df.astype(object).where(
-        df.notna(), None).to_dict("records")
+    """The live rows of a link table as stored (``links``: the messages' link columns)."""
+    table = archive.store.read_link("messages" if name == "links" else name)
+    assert table is not None, name
+    return table.to_pylist()
 
 
 @pytest.fixture(scope="module")
