@@ -18,7 +18,13 @@ SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|x(?<!\wx)\d{1,3}\b")
 # "double the bandwidth", "twice as fast" (tried only where FACTOR_STEMS stand)
 SIZE_WORD = Folded(r"\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
                    r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)")
-SIZE = re.compile(SIZE_NUMBER.pattern + "|(?i:" + SIZE_WORD.rx.pattern + ")")
+# ... and in an effect's own phrase, a factor without its noun: "throughput is roughly
+# doubled", "by a factor of 3", "a 4-fold speedup", "reduced by half", "halves the latency"
+FACTOR_WORD = re.compile(r"(?i)\b(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed|ing)|"
+                         r"halv(?:e|es|ed|ing)|(?:by|in)[ \t\n]+half|factor[ \t\n]+of[ \t\n]+"
+                         r"\d{1,3}(?:\.\d{1,2})?|\d{1,3}(?:\.\d{1,2})?[ \t]?-?[ \t]?fold)\b")
+SIZE = re.compile(SIZE_NUMBER.pattern + "|(?i:" + SIZE_WORD.rx.pattern + ")|" +
+                  FACTOR_WORD.pattern.removeprefix("(?i)").join(("(?i:", ")")))
 # "a big performance improvement" (tried only where such a noun stands)
 ADJECTIVE = Folded(r"(?:big|huge|significant|noticeable|nice|major|measurable|substantial|"
                    r"small|slight|minor)[ \t]+(?:\w+[ \t]+){0,2}"
@@ -32,7 +38,9 @@ def sized(text: str, low: str | None = None) -> bool:
     (``low``: the text lowercased, where the caller has it.)"""
     return SIZE_NUMBER.search(text) is not None or (
         any(w in text for w in FACTOR_STEMS) and SIZE_WORD.search(text, low) is not None) or (
-        any(n in text for n in NOUNS) and ADJECTIVE.search(text, low) is not None)
+        any(n in text for n in NOUNS) and ADJECTIVE.search(text, low) is not None) or (
+        any(w in text for w in ("actor of", "fold", "half", "halv")) and
+        FACTOR_WORD.search(text) is not None)
 
 
 # "..., and 15.6% in the case of ...": a further percent the same sentence states
@@ -67,8 +75,12 @@ def percent(text: str) -> float | None:
     m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
     if m:  # "2x faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100
-    m = re.search(r"(?i)\b(doubl\w*|twice|tripl\w*)\b[ \t]+(?:the |its |our |their |of |as )?"
-                  r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)", text)
-    if m:  # "nearly providing double the bandwidth"
-        return 200.0 if m.group(1).lower().startswith("tripl") else 100.0
+    m = re.search(r"(?i)factor[ \t\n]+of[ \t\n]+(\d{1,3}(?:\.\d{1,2})?)|"
+                  r"(\d{1,3}(?:\.\d{1,2})?)[ \t]?-?[ \t]?fold\b", text)
+    if m:  # "by a factor of 3", "a 4-fold speedup"
+        return (float(m.group(1) or m.group(2)) - 1) * 100
+    m = re.search(r"(?i)\b(doubl|twice|tripl|halv|(?:by|in)[ \t\n]+half)", text)
+    if m:  # "nearly providing double the bandwidth", "roughly doubled", "reduced by half"
+        word = m.group(1).lower()
+        return 200.0 if word == "tripl" else 100.0 if word in ("doubl", "twice") else 50.0
     return None

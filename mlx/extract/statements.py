@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from mlx.extract.direction import direction
 from mlx.extract.document import PREFILTERS
 from mlx.extract.document import head as body_head
 from mlx.extract.nlp import Tokens, effect_docs
@@ -38,10 +39,8 @@ from mlx.extract.vocab import (
     EFFECT_BODY_WORDS,
     EFFECT_REGEX,
     EFFECT_STEMS,
-    IMPROVE,
     LOWER_BETTER_WORDS,
     NAMES_CHANGE,
-    REGRESS,
     TRAILER_LINE,
 )
 from mlx.rows import Statement, Verdict
@@ -84,7 +83,12 @@ NO_EFFECT = re.compile(r"(?i)regression potential|risk of regression|no (?:known
 RUNTIME = re.compile("(?i)" + PERF_NOUN.rx.pattern + r"|(?i:\bmemory\b|\bcpu\b|cycles|instructions|"
                      r"cache|power|\bpps\b|iops|lookups?|insert(?:ion)?s?|packets?|requests?|"
                      r"transactions|per second|/s\b|\bruntime\b|run-time|faster|slower|"
-                     r"speed-?up|scal(?:e|es|ing|ability)|throughput|regress)|"
+                     r"speed-?up|scal(?:e|es|ing|ability)|throughput|regress|"
+                     r"quicker|as fast\b|(?:hash|packet|frame|message|transfer|bit|data|"
+                     r"request|transaction)[ -]?rates?\b|"
+                     # "the context switch time drops by 8%", "boot time"
+                     r"(?:switch|boot|response|completion|execution|processing|wall|system|"
+                     r"user|run)[ -]?times?\b)|"
                      r"\d[ \t]?(?:[KMGT]?bps|[KMGT]?bits?/s|[KMGT]?B/s|[kKmM]?pps)\b")
 # a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or
 # five percents or more in one "sentence"
@@ -107,16 +111,6 @@ def stated(text: str, low: str | None = None) -> bool:
 
 # "7%", "~7 %", "15-20 %", "-25.7%"
 PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
-# words that only say which way a quantity went: good or bad by what it measures
-UP = re.compile(r"(?i)increas|higher|\bmore\b|rais|grow|\bup\b")
-REDUCE = re.compile(r"(?i)reduc|decreas|lower|less|drop|shrink|\bcut|sav(?:e|es|ed|ing)\b|down")
-# "prevents performance degradation", "fixes a performance regression": the change ends one
-ENDS_A_LOSS = re.compile(r"(?i)\b(?:prevent|avoid|fix|eliminat|remov|recover|mitigat|address|"
-                         r"resolv|undo|revert)\w*\b(?:\W+\w+){0,4}?\W+(?:regress|degrad|slow|"
-                         r"overhead|drop|loss)|\bwithout (?:the|this)\b.{0,80}\b(?:regress|degrad)")
-# what is better higher, when the phrase names it
-THROUGHPUT = re.compile(r"(?i)throughput|bandwidth(?! use)|pps|rate|iops|transactions|speed")
-NO_CHANGE_PCT = 1.0  # a stated effect below this is no change
 
 
 
@@ -136,7 +130,21 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
                                       r"speed-?ups?|faster|slower|slowed|hurts?|impact|"
                                       r"reduc(?:es|ed|e|ing|tion)|lower(?:s|ed)?|"
                                       r"increas(?:es|ed|e|ing)|drops?|dropped)$"}}
+    speeds_up: list[dict[str, Any]] = [{"LOWER": {"IN": ["speed", "speeds", "sped", "speeding"]}},
+                                       {"LOWER": "up"}]
+    num: dict[str, Any] = {"LIKE_NUM": True}
     return [
+        # "speeds up memcpy by about 30%"
+        [*speeds_up, {"OP": "{0,6}", "LIKE_NUM": False}, pct, pct_sign],
+        # "throughput is roughly doubled", "improves the hash rate by a factor of 3", "runs 3
+        # times as fast", "a 4-fold speedup", "reduced by half", "cuts the overhead in half"
+        [perf, {"OP": "{0,3}", "IS_PUNCT": False}, factor],
+        [effect, {"OP": "{0,6}", "LIKE_NUM": False}, {"LOWER": "factor"}, {"LOWER": "of"}, num],
+        [num, {"LOWER": {"IN": ["times", "x"]}}, {"LOWER": "as"},
+         {"LOWER": {"IN": ["fast", "quick", "quickly"]}}],
+        [num, {"TEXT": "-", "OP": "?"}, {"LOWER": "fold"}, {"OP": "{0,2}"}, effect],
+        [effect, {"OP": "{0,4}", "LIKE_NUM": False}, {"LOWER": {"IN": ["by", "in"]}},
+         {"LOWER": "half"}],
         # "improves throughput by about 7%", "a 7% improvement", "improvement of 15-20 %"
         [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False}, pct, pct_sign],
         # "reduces latency by 14-20%": a range, its middle
@@ -172,7 +180,6 @@ NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 # "Re: [PATCH ...]", "AW:": a reply
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
 OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
-FACTOR = re.compile(r"(?i)\b(?:doubl\w*|twice|tripl\w*)\b")
 # "identical within statistical errors", "no noticeable difference": no change stated
 NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
                    r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
@@ -189,9 +196,6 @@ COMPARED = Folded(
     r"(higher|better|lower|worse|faster|slower)[ \t\n]+(with|without)[ \t\n]+(?:this|that|the|"
     r"your|his|her|these|those|my)[ \t\n]+(?:\w+[ \t\n]+)?(?:patch\w*|change\w*|code|series|"
     r"commits?|fix\w*)\b")
-# "drops performance", "a performance drop": a loss, whatever else the sentence names
-DROPS_PERFORMANCE = re.compile(r"(?i)\bdrop(?:s|ped)?[ \t\n]+(?:the[ \t\n]+)?performance|"
-                               r"\bperformance[ \t\n]+drop")
 # "results are identical within statistical errors": results of a measurement ("the result
 # was the same" of a functional test is none)
 MEASURING = re.compile(r"statistic|noise|error|margin|variance|deviation|run-to-run")
@@ -231,34 +235,6 @@ def _asserted(sentence: str) -> bool:
         not HEDGE.search(ASIDE.sub(" ", sentence)) \
         and not sentence.lstrip().startswith(("$", "#", ">")) and not NOT_PROSE.search(sentence) \
         and not TRAILER_LINE.match(sentence)
-
-
-def _direction(sentence: str, pct: float | None, span: str = "") -> Verdict | None:
-    if pct is not None and abs(pct) < NO_CHANGE_PCT:
-        return "no-change"  # "-0.2%": inside the noise
-    if ENDS_A_LOSS.search(sentence):
-        return "improvement"
-    if FACTOR.search(span):  # "double the bandwidth", "twice the latency"
-        lower = LOWER_BETTER_WORDS.search(sentence) and not THROUGHPUT.search(sentence)
-        return "regression" if lower else "improvement"
-    if pct is not None and pct < 0 and not REDUCE.search(sentence):
-        return "regression"
-    for text in (span, sentence):  # the words of the effect's own phrase first
-        better, worse = IMPROVE.search(text), REGRESS.search(text)
-        if better and not worse:
-            return "improvement"
-        if worse and not better:
-            return "regression"
-        up, down = UP.search(text), REDUCE.search(text)
-        if up or down:
-            # "reduces latency by 10%" improves, "reduces throughput" regresses; "latency
-            # increased" regresses, "throughput increased" improves
-            lower_better = LOWER_BETTER_WORDS.search(sentence) is not None and \
-                not THROUGHPUT.search(text) and not DROPS_PERFORMANCE.search(text)
-            return "improvement" if bool(down) == lower_better else "regression"
-    if IMPROVE.search(sentence):
-        return "improvement"
-    return "regression" if REGRESS.search(sentence) else None
 
 
 def _effect_paragraph(para: str) -> bool:
@@ -412,6 +388,17 @@ class _Effect:
         sentence)."""
         return not RUNTIME.search(self.doc.span(self.first, min(len(self.doc), self.last + 6)))
 
+    def other_doer(self) -> bool:
+        """In a reply: does the clause name a doer of the effect before its verb that is
+        not the change ("you", "a single tc rule", "another patch")?"""
+        if self.posting:
+            return False
+        clause = f"{self.before} {self.span}"
+        verb = DOER_VERB.search(clause)
+        doer = clause[:verb.start()] if verb else ""
+        return OTHER_DOER.search(doer) is not None and CHANGE_DOER.search(doer) is None and \
+            NAMES_CHANGE.search(self.doc.span(self.first, self.end)) is None
+
     def aside(self) -> bool:
         at = self.doc.starts[self.start] - self.doc.starts[self.first]
         return any(a.start() < at < a.end() for a in ASIDE.finditer(self.sent))
@@ -421,6 +408,10 @@ class _Effect:
 # "in order to speed up", "aims to reduce", "is not meant as a speed-up", "should improve":
 # what the change is for or might do
 GOAL = re.compile(r"(?i)\b(?:" + GOAL_WORDS + r"|could)\b")
+# "I'd expect the same mean and the tail reduced": what the writer expects, over the
+# clauses of the sentence that follow
+EXPECTED = re.compile(r"(?i)\b(?:i|we)(?:'d|[ \t\n]+would)[ \t\n]+(?:\w+[ \t\n]+)?(?:expect|guess|"
+                      r"think|assume|hope)\b")
 # "If ...", "Even if ...", "Unless ...": an effect under a condition
 CONDITIONAL = re.compile(r"(?i)^\W*(?:even )?(?:if|unless|whether|in case)\b")
 # where the clause of an effect starts: "I tried to raise the client count, and the
@@ -436,7 +427,8 @@ BYTES_OVERHEAD = re.compile(r"(?i)\d[ \t-]?(?:bytes?|[KMG]i?B)\b[^.]{0,30}\bover
 # "reduces memory consumption by ~75%", "the used memory decreased by 20%": a footprint, no
 # run time (memory traffic is: "fewer cache misses", "memory bandwidth")
 MEMORY_SIZE = re.compile(r"(?i)\b(?:memory|ram)[ \t]+(?:consumption|footprint|usage|use|size|"
-                         r"reduction|savings?)\b|\bused[ \t]+memory\b|\bfootprint\b")
+                         r"reduction|savings?)\b|\bused[ \t]+memory\b|\bfootprint\b|"
+                         r"\bsav(?:e|es|ed|ing)\b[^.]{0,30}\b(?:memory|ram)\b")
 # where a clause ends, for the words around an effect
 BOUNDARY = re.compile(r"(?i)[,;:()]|and|but|or|while|whereas|so|due|because")
 # "Tracing results === syscall-257 ...": a ruler of tool output in the "sentence"
@@ -448,9 +440,29 @@ BASE_VERB = re.compile(r"(?i)^(?:improve|increase|reduce|speed|boost|lower|decre
                        r"double|minimi[sz]e|maximi[sz]e|avoid|gain)\b")
 # "Dropped patches 7-9: they regressed on arm64", "Patch 3 was removed from the series":
 # other patches than the ones posted
+# "Last year I wrote a patch that ...", "a different approach gave 5%": another change
 OTHER_PATCHES = re.compile(r"(?i)^\W*(?:dropped|removed|reverted)\b|\b(?:dropped|removed|"
                            r"reverted)\b[^.]{0,20}\bpatch(?:es)?\b|\bpatch(?:es)? [\d, and-]+ "
-                           r"(?:was|were|are|is) (?:dropped|removed)\b")
+                           r"(?:was|were|are|is) (?:dropped|removed)\b|"
+                           r"\b(?:i|we)\b[^.]{0,30}?\b(?:made|wrote|tried|posted|sent|did)\s+"
+                           r"(?:a|an|another)\s+(?:\w+\s+)?(?:patch|change|hack|commit)\b|"
+                           r"\b(?:another|a different|a separate|an? (?:earlier|older|previous|"
+                           r"prior|similar|alternative))\s+(?:\w+\s+)?(?:patch|change|"
+                           r"approach|series|commit|hack)\b")
+THIS_CHANGE = re.compile(r"(?i)\bthis[ \t\n]+(?:\w+[ \t\n]+)?(?:patch\w*|series|change|commit)\b")
+# "Improved performance compared to v6": against the series' own earlier version
+VERSUS_EARLIER = re.compile(r"(?i)\b(?:compared (?:to|with)|than|over|vs\.?|versus|relative to|"
+                            r"against)[ \t\n]+(?:the[ \t\n]+)?(?:v\d{1,2}\b|(?:previous|earlier|"
+                            r"last|prior|first|old) (?:version|iteration|revision|posting|series|"
+                            r"rfc|patch(?:set)?)\b)")
+# in a reply, an effect another doer has, named before a verb of its clause ("On my box a
+# single tc rule added 7% overhead", "You can cut latency by 20% by ..."): not the change's
+DOER_VERB = re.compile(r"(?i)\b(?:adds?|added|causes?|caused|gives?|gave|brings?|brought|"
+                       r"costs?|yields?|yielded|introduces?|introduced|improves?|improved|"
+                       r"increases?|increased|reduces?|reduced|boosts?|boosted|cuts?|lowers?|"
+                       r"lowered|raises?|raised|can|could|will|results?|resulted|leads?|led)\b")
+OTHER_DOER = re.compile(r"(?i)\b(?:you|an?|another|other)\b(?![ \t\n]+(?:lot|bit|few|little)\b)")
+CHANGE_DOER = re.compile(r"(?i)\b(?:this|it|these|that|which|they|with)\b")
 
 
 # In order: the first rule that turns an effect phrase down names why (``rejections``);
@@ -466,9 +478,15 @@ EFFECT_RULES: tuple[Rule[_Effect], ...] = (
          "Tested-by: Jo Doe <jo@example.org> # 10% throughput improvement"),
     Rule("earlier version", lambda e: EARLIER_VERSION.match(e.sent) is not None,
          "In the previous version throughput improved by 5%."),
-    Rule("other patches", lambda e: OTHER_PATCHES.search(e.sent) is not None,
+    Rule("other patches", lambda e: OTHER_PATCHES.search(e.sent) is not None and
+         THIS_CHANGE.search(e.sent) is None,
          "Dropped patches 7-9: they regressed throughput on arm64 by 4%."),
-    Rule("a goal or a hope", lambda e: GOAL.search(e.before) is not None,
+    Rule("against an earlier version", lambda e: VERSUS_EARLIER.search(e.sent) is not None,
+         "Throughput is 4% better than v2 with the lock split."),
+    Rule("another doer", _Effect.other_doer,
+         "On my box a single tc rule added ~5% overhead at 10 Mpps."),
+    Rule("a goal or a hope", lambda e: GOAL.search(e.before) is not None or
+         EXPECTED.search(e.doc.span(e.first, e.start)) is not None,
          "It should improve throughput by about 10% on big machines."),
     Rule("a condition", lambda e: e.conditional,
          "Even if it is not as fast, the 10% overhead is fine."),
@@ -509,6 +527,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
     per sentence that states an effect without a size.  ``rejected`` gets (line, phrase,
     rule) of each effect phrase a rule turned down."""
     found: dict[tuple[int, float | None], Statement] = {}
+    width: dict[tuple[int, float | None], int] = {}  # tokens of the phrase that gave it
     for start, end in matches:
         first, last = doc.sentence(start)
         e = _Effect(doc, first, last, start, end, posting)
@@ -522,7 +541,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
         for pm in PAREN_PCT.finditer(sent):
             p = float(pm.group(1))
             found.setdefault((first, p), Statement(
-                "prose", sent.strip()[:500], p, _direction(sent, p, span),
+                "prose", sent.strip()[:500], p, direction(sent, p, span),
                 quoted=para.depth > 0, line_no=line))
         pct = e.pct
         if pct is None and (why := rejected_by(UNSIZED_RULES, e)):
@@ -533,14 +552,18 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
             continue  # the sentence already states this effect
         if pct is not None:
             found.pop((first, None), None)  # the sized phrase says more
-        found.setdefault((first, pct), Statement(
-            "prose", sent.strip()[:500], pct, _direction(sent, pct, span),
-            quoted=para.depth > 0, line_no=line))
+        # of two phrases around one size, the tighter is its effect ("the tc drop rule adds
+        # ~7% overhead": "7% overhead", not "drop rule adds ~7%")
+        if (first, pct) not in found or end - start < width.get((first, pct), 0):
+            found[(first, pct)] = Statement(
+                "prose", sent.strip()[:500], pct, direction(sent, pct, span),
+                quoted=para.depth > 0, line_no=line)
+            width[(first, pct)] = end - start
         # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
         for pm in MORE_PCT.finditer(sent, max(0, doc.starts[end - 1] - doc.starts[first])):
             p = float(pm.group(1))
             found.setdefault((first, p), Statement(
-                "prose", sent.strip()[:500], p, _direction(sent, p, span),
+                "prose", sent.strip()[:500], p, direction(sent, p, span),
                 quoted=para.depth > 0, line_no=line))
     for first, last in doc.sents:
         sent = doc.span(first, last)
@@ -548,19 +571,19 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
                 EARLIER_VERSION.match(sent):
             continue
         low = sent.lower()
-        direction: Verdict | None = None
+        verdict: Verdict | None = None
         if NO_CHANGE.search(sent, low) and (
                 RUNTIME.search(sent) or "benchmark" in low or (
                     "result" in low and MEASURING.search(low))):
-            direction = "no-change"  # "Results are identical within statistical errors."
+            verdict = "no-change"  # "Results are identical within statistical errors."
         elif m := COMPARED.search(sent, low):  # "... is higher without that code"
             better = m.group(2).lower() in ("higher", "faster", "better")
             if m.group(2).lower() in ("higher", "lower") and LOWER_BETTER_WORDS.search(m.group(1)):
                 better = not better
-            direction = "improvement" if better == (m.group(3).lower() == "with") \
+            verdict = "improvement" if better == (m.group(3).lower() == "with") \
                 else "regression"
-        if direction:
+        if verdict:
             found[(first, None)] = Statement(
-                "prose", sent.strip()[:500], None, direction, quoted=para.depth > 0,
+                "prose", sent.strip()[:500], None, verdict, quoted=para.depth > 0,
                 line_no=para.line_at(doc.starts[first]))
     return list(found.values())

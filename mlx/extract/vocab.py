@@ -67,16 +67,22 @@ EFFECTS = (
     Effect("regress", "regress", ("egress",), "down"),
     Effect("faster", "faster", ("faster",), "up"),
     Effect("slow", r"slower|slow(?:ed|s|ing)?\b|slowdown", ("slow",), "down"),
-    Effect("speed", "speed-?up", ("peedup", "peed-up"), "up"),
+    Effect("speed", r"speed-?up|speeds?[ \t\n]+up|sped[ \t\n]+up",
+           ("peedup", "peed-up", "peed up", "peeds up", "ped up"), "up"),
+    Effect("quicker", "quicker", ("quicker",), "up"),
+    Effect("as fast", r"as[ \t\n]+fast\b", ("as fast",), "up"),  # "runs 3 times as fast"
     Effect("better", "better", (), "up"),
     Effect("worse", "worse", (), "down"),
     Effect("degrad", "degrad", ("egrad",), "down"),
+    Effect("penalt", "penalt", ("penalt",), "down"),
     Effect("boost", "boost", ("boost",), "up"),
     Effect("gain", "gain", ("gain",), "up"),
     Effect("drop", "drop", ("drop",), None),
     Effect("increase", "increase", ("ncrease",), None),
     Effect("decrease", "decrease", ("ecrease",), None),
     Effect("reduc", "reduc", ("educ",), None),
+    Effect("sav", r"\bsav(?:e|es|ed|ing)\b", ("save", "saving"), None),
+    Effect("halv", r"halv(?:e|es|ed|ing)\b", ("halv",), None),
     Effect("overhead", "overhead", ("overhead",), "down"),
     Effect("doubl", "doubl", ("doubl",), None),
     Effect("twice", "twice", ("twice",), None),
@@ -100,7 +106,7 @@ LOWER_IS_BETTER = frozenset({"latency", "loss"})  # metrics of the results table
 # in memory use"
 LOWER_BETTER_WORDS = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|"
                                 r"\bmem\b|cache miss|power|usage|utili[sz]ation|cost|footprint|"
-                                r"size|consumption|allocation|lock contention|drops|loss")
+                                r"consumption|allocation|lock contention|drops|loss")
 # what says a value in us/ms is a latency, not a setting
 LATENCY_CUES = re.compile(r"(?i)latenc|\brtt\b|\blat\b|\bp\d\d|\bavg\b|\bmean\b|round.trip|"
                           r"jitter|\bmedian\b|tail|\bping\b|response time|completion")
