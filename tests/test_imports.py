@@ -122,3 +122,12 @@ def test_no_module_is_over_600_lines() -> None:
     """A module that grows past 600 lines is split along what it holds."""
     long = {m: n for m, p in _modules().items() if (n := len(p.read_text().splitlines())) > 600}
     assert long == {}
+
+
+def test_no_function_is_over_60_lines() -> None:
+    """A function that grows past 60 lines is split into the steps it takes."""
+    long = {f"{m}.{f.name}": n for m, p in _modules().items()
+            for f in ast.walk(ast.parse(p.read_text()))
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            and (n := (f.end_lineno or f.lineno) - f.lineno + 1) > 60}
+    assert long == {}

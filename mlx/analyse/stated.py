@@ -86,21 +86,27 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                 and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
                         for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
-        # the problem a posting or a fix addresses, not its effect: a regression it states
-        # without naming the change as its cause or measuring it (or of another commit)
-        if row.direction == "regression" and not CAUSED.search(text) and ((
-            pd.isna(row.stated_pct) and FIXES.search(titles.get(row.uid) or "")) or (
-                row.uid in postings and not NAMES_CHANGE.search(text) and
-                not MEASURED.search(text)) or (
-            # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": that
-            # commit's loss (in a posting, or a reply that retells it)
-                OTHER_COMMIT.search(text) is not None and (
-                    row.uid in postings or AFTER_COMMIT.search(text) is not None))):
+        if row.direction == "regression" and _a_problem(text, pd.isna(row.stated_pct),
+                                                         titles.get(row.uid) or "",
+                                                         row.uid in postings):
             continue
         out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction,
                     "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
                     "patched_line_no": line_no})
     return out
+
+
+def _a_problem(text: str, unsized: bool, title: str, posting: bool) -> bool:
+    """Is a regression stated the problem a posting or a fix addresses, not its effect: said
+    without naming the change as its cause or measuring it, or another commit's loss?"""
+    if CAUSED.search(text):
+        return False
+    return (unsized and FIXES.search(title) is not None) or (
+        posting and not NAMES_CHANGE.search(text) and not MEASURED.search(text)) or (
+        # "after upgrading to a kernel with commit 165573e41f2f, a 40% drop": that commit's
+        # loss (in a posting, or a reply that retells it)
+        OTHER_COMMIT.search(text) is not None and (
+            posting or AFTER_COMMIT.search(text) is not None))
 
 
 def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[str, Any]]:

@@ -191,9 +191,16 @@ VENDOR = {"LOWER": {"IN": ["intel", "mellanox", "nvidia", "broadcom", "marvell",
 
 
 def _patterns() -> list[dict[str, Any]]:
-    vendor = VENDOR
+    """The span ruler's patterns: the shapes of named parts, then those built on the
+    vocabulary's sets."""
+    return [{"label": kind, "pattern": pattern}
+            for kind, pattern in (*_named_shapes(), *_set_shapes())]
+
+
+def _named_shapes() -> list[tuple[str, list[dict[str, Any]]]]:
+    """CPUs, NICs, boards, wifi adapters and distributions by their makers' names."""
     cpu_tail = [{"LOWER": "cpu", "OP": "?"}, {"ORTH": "@", "OP": "?"}, _s("ghz", op="?")]
-    p: list[tuple[str, list[dict[str, Any]]]] = [
+    return [
         ("cpu", [_s("intel"), _s("intel_family", op="?"), _s("intel_model", op="{1,3}"),
                  *cpu_tail]),
         ("cpu", [_s("intel"), _s("intel_family"), _s("intel_model", op="{0,3}"), *cpu_tail]),
@@ -235,6 +242,14 @@ def _patterns() -> list[dict[str, Any]]:
         ("cpu", [_s("soc")]),
         ("cpu", [{"LOWER": "ampere"}, {"LOWER": {"IN": ["altra", "one"]}},
                  {"LOWER": "max", "OP": "?"}]),
+    ]
+
+
+def _set_shapes() -> list[tuple[str, list[dict[str, Any]]]]:
+    """Parts named by the vocabulary's sets: vendors' NICs and wifi, links, memory,
+    kernels, distributions, boards."""
+    vendor = VENDOR
+    return [
         ("nic", [vendor, _s("nic"), _s("nic_suffix", op="?")]),
         ("link", [_s("link")]),
         ("wifi", [vendor, _s("wifi")]),
@@ -282,7 +297,6 @@ def _patterns() -> list[dict[str, Any]]:
         ("board", [{"LOWER": "turris"}, {"LOWER": {"IN": ["omnia", "mox"]}}]),
         ("board", [{"LOWER": "nanopi"}, _s("nanopi")]),
     ]
-    return [{"label": kind, "pattern": pattern} for kind, pattern in p]
 
 
 @cache

@@ -223,7 +223,17 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
     the index of its line.  Sentences may run over line breaks."""
     p = Paragraph.of(lines)
     found: list[tuple[int, InlineValue]] = []
-    used: list[tuple[int, int]] = []
+    used: list[tuple[int, int]] = []  # the text spans read already
+    _pairs_of(p, found, used)
+    _runs_of(p, found, used)
+    _values_of(p, found, used)
+    return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
+
+
+def _pairs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
+              used: list[tuple[int, int]]) -> None:
+    """The pairs a sentence forms ("went from 730 to 910 Mbps"), each side with its
+    condition."""
     for n, (start, end, sides, conds, names) in enumerate(_pairs(p)):
         used.append((start, end))
         if not measured(p, start, end, sides[0][3] or sides[0][1] or ""):
@@ -238,6 +248,11 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                                       pair=f"{n}.{j}")),
                       (p.line_of(end - 1), InlineValue(b, unit_b, names[1] or None, conds[1],
                                                        config=part, pair=f"{n}.{j}"))]
+
+
+def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
+             used: list[tuple[int, int]]) -> None:
+    """Runs written slashed ("9.1/9.3/9.2 Gbps") or as a range ("5-7 Mpps")."""
     for pattern in (SLASHED, RANGE):
         for m in pattern.finditer(p.text):
             if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
@@ -260,6 +275,11 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                 config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED and len(numbers) > 1
                 else None))
                 for k, v in enumerate(numbers)]
+
+
+def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
+               used: list[tuple[int, int]]) -> None:
+    """Every other value, with the label before it or the side its sentence names."""
     labelled: dict[int, tuple[str, int]] = {}  # a line's label and where its value ended
     for m in VALUE.finditer(p.text):
         if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
@@ -290,7 +310,6 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
                 label, cond = sentence_sides.side(p.text, m.start(), m.end())
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
                                                         cond, config=inner)))
-    return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
 
 
 # where a sentence ends: ". ", "! ", "? " (not "2.5", "e.g.")

@@ -19,9 +19,9 @@ SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|x(?<!\wx)\d{1,3}\b")
 SIZE_WORD = Folded(r"\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
                    r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)")
 # ... and in an effect's own phrase, a factor without its noun: "throughput is roughly
-# doubled", "by a factor of 3", "a 4-fold speedup", "reduced by half", "halves the latency"
+# doubled", "by a factor of 3", "a 4-fold speedup", "reduced by half"
 FACTOR_WORD = re.compile(r"(?i)\b(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed|ing)|"
-                         r"halv(?:e|es|ed|ing)|(?:by|in)[ \t\n]+half|factor[ \t\n]+of[ \t\n]+"
+                         r"(?:by|in)[ \t\n]+half|factor[ \t\n]+of[ \t\n]+"
                          r"\d{1,3}(?:\.\d{1,2})?|\d{1,3}(?:\.\d{1,2})?[ \t]?-?[ \t]?fold)\b")
 SIZE = re.compile(SIZE_NUMBER.pattern + "|(?i:" + SIZE_WORD.rx.pattern + ")|" +
                   FACTOR_WORD.pattern.removeprefix("(?i)").join(("(?i:", ")")))
@@ -39,7 +39,7 @@ def sized(text: str, low: str | None = None) -> bool:
     return SIZE_NUMBER.search(text) is not None or (
         any(w in text for w in FACTOR_STEMS) and SIZE_WORD.search(text, low) is not None) or (
         any(n in text for n in NOUNS) and ADJECTIVE.search(text, low) is not None) or (
-        any(w in text for w in ("actor of", "fold", "half", "halv")) and
+        any(w in text for w in ("actor of", "fold", "half")) and
         FACTOR_WORD.search(text) is not None)
 
 
@@ -79,7 +79,7 @@ def percent(text: str) -> float | None:
                   r"(\d{1,3}(?:\.\d{1,2})?)[ \t]?-?[ \t]?fold\b", text)
     if m:  # "by a factor of 3", "a 4-fold speedup"
         return (float(m.group(1) or m.group(2)) - 1) * 100
-    m = re.search(r"(?i)\b(doubl|twice|tripl|halv|(?:by|in)[ \t\n]+half)", text)
+    m = re.search(r"(?i)\b(doubl|twice|tripl|(?:by|in)[ \t\n]+half)", text)
     if m:  # "nearly providing double the bandwidth", "roughly doubled", "reduced by half"
         word = m.group(1).lower()
         return 200.0 if word == "tripl" else 100.0 if word in ("doubl", "twice") else 50.0

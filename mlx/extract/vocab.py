@@ -70,7 +70,6 @@ EFFECTS = (
     Effect("speed", r"speed-?up|speeds?[ \t\n]+up|sped[ \t\n]+up",
            ("peedup", "peed-up", "peed up", "peeds up", "ped up"), "up"),
     Effect("quicker", "quicker", ("quicker",), "up"),
-    Effect("as fast", r"as[ \t\n]+fast\b", ("as fast",), "up"),  # "runs 3 times as fast"
     Effect("better", "better", (), "up"),
     Effect("worse", "worse", (), "down"),
     Effect("degrad", "degrad", ("egrad",), "down"),
@@ -82,7 +81,6 @@ EFFECTS = (
     Effect("decrease", "decrease", ("ecrease",), None),
     Effect("reduc", "reduc", ("educ",), None),
     Effect("sav", r"\bsav(?:e|es|ed|ing)\b", ("save", "saving"), None),
-    Effect("halv", r"halv(?:e|es|ed|ing)\b", ("halv",), None),
     Effect("overhead", "overhead", ("overhead",), "down"),
     Effect("doubl", "doubl", ("doubl",), None),
     Effect("twice", "twice", ("twice",), None),

@@ -329,16 +329,7 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     hit = (((kind == MID) | (kind == REF)) & _isin(key, ids)) | \
         ((kind == NEED) & _isin(key, norms)) | ((kind == SERIES) & _isin(key, series)) | \
         ((kind == SKEY) & _isin(key, skeys))
-    # the stored parts of a new part's posting key within the window of it
-    rows = np.flatnonzero(kind == PCLASS)
-    when = as_numpy(found.column("when"))
-    rows = rows[np.lexsort((when[rows], key[rows]))]
-    stored_parts = _pairs(key[rows], when[rows])
-    lo = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] - WINDOW_US),
-                         "left")
-    hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
-                         "right")
-    hit[rows[ranges(lo, hi)]] = True
+    hit[_parts_in_window(key, kind, as_numpy(found.column("when")), new, asked)] = True
     comp = as_numpy(found.column("comp"))
     comps = np.unique(comp[hit])
     stored = _stored(st, comps)
@@ -368,6 +359,20 @@ def plan(st: Store, info: dict[str, Any], new: MessageKeys, new_parts: list[str]
     gen = max([0, *st.link_gens()]) + 1
     return Plan(gen, _places(paths, stored, new_parts), stored.column("uid").combine_chunks(),
                 int(info.get("next_comp", 0)), stored=stored)
+
+
+def _parts_in_window(key: np.ndarray, kind: np.ndarray, when: np.ndarray, new: MessageKeys,
+                     asked: np.ndarray) -> np.ndarray:
+    """The index rows of the stored parts of a new part's posting key within the window of
+    it (``asked``: the new messages whose parts are looked up)."""
+    rows = np.flatnonzero(kind == PCLASS)
+    rows = rows[np.lexsort((when[rows], key[rows]))]
+    stored_parts = _pairs(key[rows], when[rows])
+    lo = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] - WINDOW_US),
+                         "left")
+    hi = np.searchsorted(stored_parts, _pairs(new.pclass[asked], new.when[asked] + WINDOW_US),
+                         "right")
+    return rows[ranges(lo, hi)]
 
 
 def _stored(st: Store, comps: np.ndarray) -> pa.Table:

@@ -396,11 +396,28 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
     parts = np.flatnonzero(cover_of >= 0)
     cover = sources(parts, patch_rows[cover_of[parts]], np.ones(len(parts), dtype=np.int64),
                     True)
-    # replies with trailers about a patch: every patch of that patch_id, and its parts
+    replies, reply_of, target = _reply_targets(length, pid, patch_rows, cover_of,
+                                               _at(robot, author, False))
+    t, o, c, r = sources(target, replies[reply_of], 2 + reply_of, True)
+    sender = _at(sender_mail, author[r], -2)
+    theirs = (pair_mail[c] >= 0) & (pair_mail[c] == sender)
+    given = (t[theirs], o[theirs], c[theirs])
+    others = (t[~theirs], o[~theirs], c[~theirs])
+    offsets_mine, mine = _merge([own[:3], cover[:3], given], n_patch, len(pairs))
+    offsets_other, other = _merge([others], n_patch, len(pairs))
+    return offsets_mine, mine, offsets_other, other, key, value
+
+
+def _reply_targets(length: np.ndarray, pid: np.ndarray, patch_rows: np.ndarray,
+                   cover_of: np.ndarray, by_robot: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The replies with trailers about a patch (not a robot's: ``by_robot`` per message),
+    and per (reply, patch) pair the reply's index among them and the patch: every patch
+    of the reply's patch_id, and the parts of a cover among them."""
     is_patch = np.zeros(len(pid), dtype=bool)
     is_patch[patch_rows] = True
     replies = np.flatnonzero((length > 0) & (pid >= 0) & ~is_patch)
-    replies = replies[~_at(robot, author[replies], False)]
+    replies = replies[~by_robot[replies]]
     by_pid = np.argsort(pid[patch_rows], kind="stable")
     sorted_pid = pid[patch_rows][by_pid]
     lo = np.searchsorted(sorted_pid, pid[replies], side="left")
@@ -414,14 +431,7 @@ def _trailers(trailers: pa.ChunkedArray, sender_names: pa.Array, author: np.ndar
     hi2 = np.searchsorted(covered, target, side="right")
     reply_of = np.concatenate((reply_of, np.repeat(reply_of, hi2 - lo2)))
     target = np.concatenate((target, part_of[ranges(lo2, hi2)]))
-    t, o, c, r = sources(target, replies[reply_of], 2 + reply_of, True)
-    sender = _at(sender_mail, author[r], -2)
-    theirs = (pair_mail[c] >= 0) & (pair_mail[c] == sender)
-    given = (t[theirs], o[theirs], c[theirs])
-    others = (t[~theirs], o[~theirs], c[~theirs])
-    offsets_mine, mine = _merge([own[:3], cover[:3], given], n_patch, len(pairs))
-    offsets_other, other = _merge([others], n_patch, len(pairs))
-    return offsets_mine, mine, offsets_other, other, key, value
+    return replies, reply_of, target
 
 
 def _at(values: np.ndarray, codes: np.ndarray, missing: Any) -> np.ndarray:

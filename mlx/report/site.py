@@ -349,6 +349,45 @@ def _excerpt(body: Any, lines: list[int]) -> str:
     return "<pre>" + "\n".join(out) + "</pre>"
 
 
+def _claim_section(r: Any, msgs: dict[Any, Any], setup_of: dict[Any, pd.DataFrame]) -> str:
+    """A claim's section of its patch page: what it measured, its values or sentence, who
+    said it when, its setup, and the message lines it came from."""
+    m = msgs.get(r.uid)
+    lines = [int(x) for x in (r.baseline_line_no, r.patched_line_no) if _plain(x)]
+    source = _excerpt(m.body if m is not None else None, sorted(set(lines)))
+    if not source:
+        source = "<pre>" + "\n".join(_e(x) for x in (r.baseline_line, r.patched_line)
+                                     if _plain(x)) + "</pre>"
+    when = r.date.strftime("%Y-%m-%d %H:%M UTC") if pd.notna(r.date) else ""
+    what = " / ".join(_e(x) for x in (r.tool, r.test, r.metric, r.side, r.section, r.config)
+                      if _plain(x))
+    if r.kind == "measured":
+        values = (f"<p>baseline <q>{_e(r.baseline_label)}</q>: <b>{_e(r.baseline_value)}"
+                  f"</b> &rarr; patched <q>{_e(r.patched_label)}</q>: "
+                  f"<b>{_e(r.patched_value)}</b> {_e(r.unit_norm)} "
+                  f"(<span class=\"{_e(r.verdict)}\">{_e(f'{r.delta_pct:+.1f}%')} "
+                  f"{_e(r.verdict)}</span>)</p>")
+    else:
+        values = (f"<p><q>{_e(r.statement)}</q> &mdash; <span class=\"{_e(r.verdict)}\">"
+                  f"{_e(r.verdict)}</span>"
+                  + (f", stated {_e(r.stated_pct)}%" if _plain(r.stated_pct) else "")
+                  + "</p>")
+    setup = setup_of.get(r.uid)
+    hw = (", ".join(f"{_e(h.kind)}: {_e(h.text)}" for h in setup.itertuples())
+          if setup is not None else "") or _e(r.hardware) or "none named"
+    local = _local(r.uid)
+    line_links = ", ".join(f'<a href="../{_e(_local(r.uid, n))}">line {n}</a>'
+                           for n in sorted(set(lines))) if local else ""
+    return (
+        f"<section><h3>{_e(r.kind)} claim{': ' + what if what else ''}</h3>{values}"
+        f"<p>by {_e(r.author)}, {_e(when)} &middot; "
+        + (f'<a href="../{_e(local)}">the message</a>' if local else "")
+        + (f" ({line_links})" if line_links else "")
+        + (f" &middot; {_link(r.message_url, 'on its archive')}" if r.message_url else "")
+        + f" &middot; Message-ID {_e(r.message_id)}</p>"
+        f"<p>setup: {hw}</p>{source}</section>")
+
+
 def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame | None,
                 msgs: dict[Any, Any], setup_of: dict[Any, pd.DataFrame]) -> None:
     from mlx.report import plots
@@ -368,42 +407,7 @@ def _patch_page(out: str, pid: str, claims: pd.DataFrame, series: pd.DataFrame |
         f"{'message' if int(size.get(r.posting_id, 1)) == 1 else 'messages'})"
         f"{' <strong>this posting</strong>' if r.posting_id in mine else ''}</li>"
         for r in heads.sort_values(["date", "part"], na_position="last").itertuples())
-    sections = []
-    for r in claims.itertuples():
-        m = msgs.get(r.uid)
-        lines = [int(x) for x in (r.baseline_line_no, r.patched_line_no) if _plain(x)]
-        source = _excerpt(m.body if m is not None else None, sorted(set(lines)))
-        if not source:
-            source = "<pre>" + "\n".join(_e(x) for x in (r.baseline_line, r.patched_line)
-                                         if _plain(x)) + "</pre>"
-        when = r.date.strftime("%Y-%m-%d %H:%M UTC") if pd.notna(r.date) else ""
-        what = " / ".join(_e(x) for x in (r.tool, r.test, r.metric, r.side, r.section, r.config)
-                          if _plain(x))
-        if r.kind == "measured":
-            values = (f"<p>baseline <q>{_e(r.baseline_label)}</q>: <b>{_e(r.baseline_value)}"
-                      f"</b> &rarr; patched <q>{_e(r.patched_label)}</q>: "
-                      f"<b>{_e(r.patched_value)}</b> {_e(r.unit_norm)} "
-                      f"(<span class=\"{_e(r.verdict)}\">{_e(f'{r.delta_pct:+.1f}%')} "
-                      f"{_e(r.verdict)}</span>)</p>")
-        else:
-            values = (f"<p><q>{_e(r.statement)}</q> &mdash; <span class=\"{_e(r.verdict)}\">"
-                      f"{_e(r.verdict)}</span>"
-                      + (f", stated {_e(r.stated_pct)}%" if _plain(r.stated_pct) else "")
-                      + "</p>")
-        setup = setup_of.get(r.uid)
-        hw = (", ".join(f"{_e(h.kind)}: {_e(h.text)}" for h in setup.itertuples())
-              if setup is not None else "") or _e(r.hardware) or "none named"
-        local = _local(r.uid)
-        line_links = ", ".join(f'<a href="../{_e(_local(r.uid, n))}">line {n}</a>'
-                               for n in sorted(set(lines))) if local else ""
-        sections.append(
-            f"<section><h3>{_e(r.kind)} claim{': ' + what if what else ''}</h3>{values}"
-            f"<p>by {_e(r.author)}, {_e(when)} &middot; "
-            + (f'<a href="../{_e(local)}">the message</a>' if local else "")
-            + (f" ({line_links})" if line_links else "")
-            + (f" &middot; {_link(r.message_url, 'on its archive')}" if r.message_url else "")
-            + f" &middot; Message-ID {_e(r.message_id)}</p>"
-            f"<p>setup: {hw}</p>{source}</section>")
+    sections = [_claim_section(r, msgs, setup_of) for r in claims.itertuples()]
     plot = ""
     if (claims.kind == "measured").any():  # (prose claims have no values to plot)
         fig = plots.patch_bars(claims, pid)
