@@ -256,7 +256,7 @@ def _body(arch: Any, uid: str) -> tuple[str, str]:
 
 def _prose_rule(arch: Any, uid: str | None, want: dict[str, Any]) -> str:
     """" (rule: <name>)" when a named rule of the statements reader
-    (``mlx.extract.statements.EFFECT_RULES``) turned down an effect on the labelled line."""
+    (``mlx.extract.effect_rules.EFFECT_RULES``) turned down an effect on the labelled line."""
     from mlx.extract.statements import rejections
     if uid is None:
         return ""

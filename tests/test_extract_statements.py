@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mlx.extract import statements
+from mlx.extract import effect_rules, statements
 from mlx.extract.statements import extract_statements
 
 
@@ -140,8 +140,8 @@ def test_folded_patterns_match_as_case_insensitive_ones(words: list[str]) -> Non
     from mlx.extract import sizes
     from mlx.extract import statements as s
     text = " ".join(words)
-    for pattern in (s.NO_CHANGE, s.COMPARED, sizes.ADJECTIVE, sizes.SIZE_WORD, s.PERF_NOUN,
-                    s.EFFECT_WORDS):
+    for pattern in (s.NO_CHANGE, s.COMPARED, sizes.ADJECTIVE, sizes.SIZE_WORD,
+                    effect_rules.PERF_NOUN, s.EFFECT_WORDS):
         assert (pattern.search(text) is None) == \
             (re.search(pattern.rx.pattern, text, re.IGNORECASE) is None), pattern.rx.pattern
     assert (sizes.SIZE_NUMBER.search(text) is None) == \
@@ -208,7 +208,7 @@ def test_no_change_words_are_in_every_match(parts: list[str]) -> None:
     assert (NO_CHANGE.search(text) is None) == (NO_CHANGE.rx.search(text.lower()) is None)
 
 
-@pytest.mark.parametrize("rule", statements.EFFECT_RULES + statements.UNSIZED_RULES,
+@pytest.mark.parametrize("rule", effect_rules.EFFECT_RULES + effect_rules.UNSIZED_RULES,
                          ids=lambda r: r.name)
 def test_each_effect_rule_turns_its_example_down(rule) -> None:
     """The tables' examples are their test cases (read as a reply's paragraph where the
