@@ -64,3 +64,21 @@ def test_unit_borrowed_from_the_next_field() -> None:
     body = "$ ./ethstats\neth1: portrx: 10021465 rx:  9801207 pps     drop:   220258 pps\n"
     assert sorted(v for _, v, _, _ in _values(body)) == [220258.0, 9801207.0, 10021465.0]
     assert ("portrx" in {c for _, _, _, c in _values(body)})
+
+
+def test_flent_summary_with_a_percentile_column() -> None:
+    """flent's summary may print a percentile column ("99th %": one statistic of two
+    words) and N/A where a statistic has no value: every statistic with a value is read
+    (the claims pair the averages)."""
+    body = """\
+Summary of tcp_nup test run from 2024-05-01 10:00:00.000001
+  Title: 'base'
+
+                             avg       median       99th %          # data pts
+ Ping (ms) ICMP   :         0.53         0.51         1.02 ms              349
+ TCP upload sum   :       942.48          N/A          N/A Mbits/s         301
+"""
+    got = [(r.line_no, round(r.value_norm, 3), r.unit_norm, r.statistic)
+           for r in extract_results(body)]
+    assert got == [(5, 530.0, "us", "avg"), (5, 510.0, "us", "median"),
+                   (5, 1020.0, "us", "99th %"), (6, 942.48, "Mbit/s", "avg")]

@@ -53,6 +53,7 @@ OPENSSL_ROW = re.compile(r"^[ \t]*([A-Za-z][\w-]{0,30}(?:[ \t][\w-]{1,20})?)?[ \
 #                          avg       median      # data pts
 FLENT_HEAD = re.compile(r"^[ \t]*((?:(?:avg|mean|median|min|max|\d{2}th(?:[ \t]%)?)[ \t]+){1,5})"
                         r"#[ \t]data[ \t]pts[ \t]*$")
+FLENT_STAT = re.compile(r"avg|mean|median|min|max|\d{2}th(?:[ \t]%)?")
 #  TCP download::1  :    2672.99   2568.73 Mbits/s    350      Ping (ms) ICMP : 0.53 0.30 ms 350
 FLENT_ROW = re.compile(r"^[ \t]*([A-Za-z](?:[^:]|::){0,60}?)[ \t]*:[ \t]+"
                        r"((?:(?:\d{1,12}(?:\.\d{1,6})?|N/A)"
@@ -107,7 +108,9 @@ class ToolReader:
         elif OPENSSL_LEGEND in text:
             self.mode, self.left = "openssl", 4
         elif "data pts" in text and (m := FLENT_HEAD.match(text)):
-            self.mode, self.left, self.statistics = "flent", 0, m.group(1).split()
+            # ("99th %" is one statistic of two words)
+            self.mode, self.left = "flent", 0
+            self.statistics = [re.sub(r"[ \t]+", " ", st) for st in FLENT_STAT.findall(m.group(1))]
         elif ("ps " in text or "/s" in text or text.endswith("ps")) and \
                 (cols := _unit_columns(text)):  # the cheap test first: most lines name no unit
             self.mode, self.columns, self.left = "columns", cols, 0
