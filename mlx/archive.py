@@ -24,7 +24,7 @@ from mlx import schema
 from mlx.errors import MlxError
 from mlx.linkfiles import LINK_KEYS
 from mlx.parts import read_as
-from mlx.store import Store
+from mlx.store import Store, Tables
 
 if TYPE_CHECKING:  # pandas is imported on first use: workers and the CLI start faster
     import pandas as pd
@@ -45,9 +45,12 @@ VIEW_NAMES = {*PART_TABLES, *(f"{n}_parts" for n in PART_TABLES), *LINK_TABLES}
 class Archive:
     """The tables of a store as pandas DataFrames (read on first use, by column)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, tables: Tables | None = None) -> None:
+        """``tables``: what the tables are read from, when not the whole store (the
+        messages of one link pass, for their claims)."""
         self.path = path
         self.store = Store(path)
+        self.tables: Tables = tables if tables is not None else self.store
         self._cache: dict[str, Any] = {}
 
     def __repr__(self) -> str:
@@ -71,7 +74,8 @@ class Archive:
         if name == "errors":
             df = self._errors()
             return df if columns is None else df[columns]
-        df = _to_pandas(self.store.read(name, PART_TABLES[name], _without(columns, "patch_id")))
+        df = _to_pandas(self.tables.read(name, PART_TABLES[name],
+                                         _without(columns, "patch_id")))
         if name in EXTRACTED and (columns is None or "patch_id" in columns):
             df = df.merge(self._patch_ids(set(df.uid)), on="uid", how="left")
             order = list(df.columns)
@@ -84,7 +88,7 @@ class Archive:
         own = None if columns is None else [c for c in columns if c not in MESSAGE_LINKS]
         if own is not None and "uid" not in own:
             own = ["uid", *own]
-        df = _to_pandas(self.store.read("messages", schema.MESSAGES, own))
+        df = _to_pandas(self.tables.read("messages", schema.MESSAGES, own))
         if columns is None or any(c in MESSAGE_LINKS for c in columns):
             links = self._link_table("links")
             if len(links) and "uid" in df.columns:
@@ -100,9 +104,9 @@ class Archive:
         stage's faults (``link``, ``claims``: in ``link/errors``, replaced as a pass
         re-links what they concern)."""
         import pandas as pd
-        parts = _to_pandas(self.store.read("errors", schema.ERRORS))
+        parts = _to_pandas(self.tables.read("errors", schema.ERRORS))
         parts["stage"] = parts.stage.fillna("parse")  # parts written before the column
-        linked = self.store.read_link("errors")
+        linked = self.tables.read_link("errors")
         if linked is None or not linked.num_rows:
             return parts
         return pd.concat([parts, _to_pandas(linked.cast(schema.ERRORS))], ignore_index=True)
@@ -111,7 +115,7 @@ class Archive:
         """A table of the link stage, read once."""
         key = f"link:{name}"
         if key not in self._cache:
-            table = self.store.read_link("messages" if name == "links" else name)
+            table = self.tables.read_link("messages" if name == "links" else name)
             self._cache[key] = _to_pandas(table if table is not None
                                           else LINK_TABLES[name].empty_table())
         return self._cache[key]
@@ -122,7 +126,7 @@ class Archive:
         table in pandas is hundreds of MiB)."""
         if "link:links" in self._cache:
             return self._cache["link:links"][["uid", "patch_id"]]
-        table = self.store.read_link("messages", uids=uids, columns=["uid", "patch_id"])
+        table = self.tables.read_link("messages", uids=uids, columns=["uid", "patch_id"])
         return _to_pandas(table if table is not None
                           else schema.LINKS.empty_table().select(["uid", "patch_id"]))
 
@@ -151,8 +155,8 @@ class Archive:
         import pandas as pd
         uids = set(uids)
         own = HEADERS if columns is None else ["uid", *[c for c in columns if c != "uid"]]
-        df = _to_pandas(self.store.read("messages", schema.MESSAGES, own, uids=uids))
-        links = self.store.read_link("messages", uids=uids)
+        df = _to_pandas(self.tables.read("messages", schema.MESSAGES, own, uids=uids))
+        links = self.tables.read_link("messages", uids=uids)
         links = _to_pandas(links if links is not None else schema.LINKS.empty_table())
         df = df.merge(links[["uid", *LINK_COLUMNS]], on="uid", how="left")
         for col in LINK_COLUMNS:
@@ -164,7 +168,7 @@ class Archive:
     def hardware_of_threads(self, threads: set[str]) -> tuple[dict[str, str], pd.DataFrame]:
         """({uid: thread_id}, hardware rows) of the messages in ``threads``: what the
         claims' hardware column reads."""
-        links = self.store.read_link("messages", columns=["uid", "thread_id"])
+        links = self.tables.read_link("messages", columns=["uid", "thread_id"])
         if links is None or not threads:
             return {}, _to_pandas(schema.HARDWARE.empty_table())
         import pyarrow.compute as pc
@@ -176,7 +180,7 @@ class Archive:
         if "hardware" in self._cache:
             hw = self._cache["hardware"]
             return thread_of, hw[hw.uid.isin(thread_of)][columns]
-        return thread_of, _to_pandas(self.store.read("hardware", schema.HARDWARE, columns,
+        return thread_of, _to_pandas(self.tables.read("hardware", schema.HARDWARE, columns,
                                                      uids=thread_of))
 
     def patch_titles(self, patch_ids: Iterable[str]) -> pd.DataFrame:
@@ -184,7 +188,7 @@ class Archive:
         each)."""
         import pyarrow.compute as pc
         columns = ["patch_id", "title", "version"]
-        table = self.store.read_link("patches", columns=columns)
+        table = self.tables.read_link("patches", columns=columns)
         if table is None:
             table = schema.PATCHES.empty_table().select(columns)
         table = table.filter(pc.is_in(table.column("patch_id"),
@@ -235,12 +239,12 @@ class Archive:
         (``mlx.analyse.repeats``: ``claim_id``, ``repeat_of``, ``versions``)."""
         def make() -> pd.DataFrame:
             from mlx.analyse.repeats import fold
-            if self.store.read_link("claims") is not None:
+            if self.tables.read_link("claims") is not None:
                 claims = self._link_table("claims")
             else:
                 from mlx.analyse.claims import build_claims, claim_frames
                 claims = build_claims(claim_frames(self))
-            patches = self.store.read_link("patches", columns=["patch_id", "series_id"])
+            patches = self.tables.read_link("patches", columns=["patch_id", "series_id"])
             return fold(claims, {} if patches is None else dict(zip(
                 *patches.to_pydict().values(), strict=True)))
         return self._cached("claims", make)

@@ -150,13 +150,22 @@ def warm_up(extract: tuple[str, ...]) -> threading.Thread:
     return thread
 
 
+# a message the warm-up reads, so that what the extractors build on first use (the
+# gazetteer's tables, lexeme flags, compiled rules) is built once, before the fork
+WARM_SUBJECT = "[PATCH net-next] net: foo: batch the tx path"
+WARM_BODY = ("Tested on an Intel Xeon Gold 6338 with a ConnectX-5 NIC, 64GB RAM, kernel 6.12.\n"
+             "\nThis improves throughput by 7%.\n")
+
+
 def _warm(extract: tuple[str, ...]) -> None:
     try:
         import pandas  # noqa: F401
         if "statements" in extract:
             nlp.effects()
+            extract_statements(WARM_BODY, WARM_SUBJECT)
         if "hardware" in extract:
             nlp.hardware()
+            extract_hardware(WARM_BODY, WARM_SUBJECT)  # its tables built on first use
     except Exception:  # noqa: BLE001 - the run's own first use raises it where it is used
         log.debug("warm-up failed", exc_info=True)
 

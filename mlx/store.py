@@ -27,7 +27,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -115,6 +115,18 @@ def stage(url: str, run: str, tables: dict[str, pa.Table]) -> dict[str, str]:
             out[table] = f"{base}/{name}-{table}.parquet"
             write_parquet(fs, out[table], data)
     return out
+
+
+class Tables(Protocol):
+    """What reads the tables of a store: the store itself, or the tables of the messages of
+    one link pass (``mlx.link.rows.PassTables``) as their claims see them."""
+
+    def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
+             uids: Iterable[str] | None = None) -> pa.Table: ...
+
+    def read_link(self, name: str, uids: Iterable[str] | None = None,
+                  columns: list[str] | None = None,
+                  where: tuple[str, np.ndarray] | None = None) -> pa.Table | None: ...
 
 
 class Store(LinkFiles):

@@ -48,13 +48,13 @@ from mlx.link.incremental import (
 )
 from mlx.link.known import Known, known_parses, write_subjects
 from mlx.link.patch_columns import KIND_FACTS, link_patch_columns, patch_batches
-from mlx.link.rows import Places, Rows, SubsetStore, old_thread_refs
+from mlx.link.rows import PassTables, Places, Rows, old_thread_refs
 from mlx.link.subject_columns import Subjects, known_subjects, parse_subjects
 from mlx.linkfiles import LinkWriter
 from mlx.parts import hashes
 from mlx.rows import ErrorRecord
 from mlx.schema import CLAIMS, FACT_COLUMNS, LINKS, MESSAGES, PATCHES, THREADS
-from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, errors_table
+from mlx.store import EXTRACTED, SUBJECT_PARSES, Store, Tables, errors_table
 
 # an incremental pass re-links about this many messages per new one (2-3 measured)
 RELINKED = 4
@@ -161,7 +161,7 @@ class Pass:
     n: int  # messages linked
     comps: int  # the next component label
     counts: dict[str, int]
-    # of the rows written, what their claims and the counts read (``SubsetStore``)
+    # of the rows written, what their claims and the counts read (``PassTables``)
     tables: dict[str, pa.Table] = field(default_factory=dict)
 
 
@@ -428,22 +428,19 @@ def write_claims(st: Store) -> tuple[int, int]:
 def _write_claims_of(st: Store, rows: Rows, done: Pass, out: LinkWriter) -> int:
     """The claims of the messages of a pass over some of them (a batch, or a delta's),
     added to ``out``; how many."""
-    claims, faults = build_claims_table(st, SubsetStore(st, rows, done.tables))
+    claims, faults = build_claims_table(st, PassTables(st, rows, done.tables))
     done.counts["link_errors"] = done.counts.get("link_errors", 0) + \
         out.write("errors", faults).num_rows
     return out.write("claims", claims).num_rows
 
 
-def build_claims_table(st: Store, source: Store | None = None) -> tuple[pa.Table, pa.Table]:
+def build_claims_table(st: Store, source: Tables | None = None) -> tuple[pa.Table, pa.Table]:
     """The claims of the store's messages (``source``: only some messages, and the link
     tables of their pass), as an Arrow table, and the ``errors`` rows of the threads a
     rule failed on (``mlx.analyse.claims.isolated_claims``)."""
     from mlx.analyse.claims import claim_frames, isolated_claims
     from mlx.archive import Archive
-    archive = Archive(st.path)
-    if source is not None:
-        archive.store = source
-    claims, faults = isolated_claims(claim_frames(archive))
+    claims, faults = isolated_claims(claim_frames(Archive(st.path, source)))
     errors = [ErrorRecord(None, None, 0, f.reason, stage="claims", uid=f.uid,
                           concerns=f.concerns) for f in faults]
     return frame_table(claims, CLAIMS), errors_table(errors)

@@ -1,7 +1,7 @@
 """The message rows a link pass reads: of the whole store or of some of its parts.
 
 ``Rows`` reads the message columns a pass needs, in the order of the parts and of the
-rows in each; ``SubsetStore`` is the store as the claims of some messages see it (their
+rows in each; ``PassTables`` are the tables as the claims of some messages see them (their
 rows of the message and extracted tables, the link tables of their pass);
 ``extracted_flags`` tells which extracted tables hold rows of each message.
 """
@@ -152,15 +152,15 @@ def extracted_flags(st: Store, rows: Rows) -> np.ndarray:
 UID = pa.schema([MESSAGES.field("uid")])
 
 
-class SubsetStore(Store):
-    """The store as the claims of some messages see it: only their rows of the
-    message and extracted tables, read from their chunks' parts alone (a chunk's
-    parts share a name), the link tables given (a delta's, before it is in force); an
-    extracted table's parts only of the chunks of messages it has rows of
-    (``extracted_flags``)."""
+class PassTables:
+    """The tables of a store as the claims of some messages see them (``mlx.store.
+    Tables``): only their rows of the message and extracted tables, read from their
+    chunks' parts alone (a chunk's parts share a name), the link tables given (a
+    delta's, before it is in force); an extracted table's parts only of the chunks of
+    messages it has rows of (``extracted_flags``)."""
 
     def __init__(self, st: Store, rows: Rows, tables: dict[str, pa.Table]) -> None:
-        super().__init__(st.path)
+        self.st = st
         uid = rows.read(["uid"]).column("uid").combine_chunks()
         part = rows.positions()[0].cast(pa.string()).to_numpy(zero_copy_only=False)
         flags = extracted_flags(st, rows)
@@ -172,7 +172,6 @@ class SubsetStore(Store):
                                    grouped(part[rows_of], rows_of).items()}
         self.chunks = {p.rsplit("/", 1)[-1] for p in st.part_paths("messages")}
         self.rows, self.tables = rows, tables
-        self.listings = st.listings  # the pass's listing of the parts
 
     def read(self, table: str, schema: pa.Schema, columns: list[str] | None = None,
              uids: Any = None) -> pa.Table:
@@ -182,7 +181,7 @@ class SubsetStore(Store):
             return self._only(self.rows.read(with_uid.names), uids).select(want.names)
         wanted = None if uids is None else pa.array(list(uids), pa.string())
         reads = []
-        for path in self.part_paths(table):
+        for path in self.st.part_paths(table):
             name = path.rsplit("/", 1)[-1]
             # a part of no chunk (the driver's own) may hold rows of any of them
             of = self.by_part.get(table, {}).get(name, self.all if name not in self.chunks
@@ -193,7 +192,7 @@ class SubsetStore(Store):
                 reads.append((path, of))
 
         def rows_of(read: tuple[str, pa.Array]) -> pa.Table:
-            return self.read_part_as(read[0], with_uid, uids=read[1])
+            return self.st.read_part_as(read[0], with_uid, uids=read[1])
         tables = in_threads(rows_of, reads)
         out = pa.concat_tables(tables) if tables else empty(with_uid)
         return out.select(want.names)  # each part read only the rows of ``wanted``
