@@ -297,6 +297,10 @@ def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> N
     ("Patch 1 adds a helper, the next patch uses it for inserts.\nThis greatly improves "
      "insertion performance.", "[PATCH nf-next 0/2] netfilter: pipapo: faster inserts",
      [(None, "improvement")]),
+    # a reviewer's own measurement of the change, without a size and without naming it
+    ("Two problems: 1) traffic loss with existing policies; 2) a performance drop in the\n"
+     "encapsulation path, which I have measured below.", "Re: [PATCH net-next] net: foo",
+     [(None, "regression")]),
     # ... and the change's own effect in a reply stays
     ("With your patch applied single-flow throughput improved by 10% on my box.",
      "Re: [PATCH net] net: foo: bar", [(10.0, "improvement")]),

@@ -320,6 +320,10 @@ WORK_ITEMS = re.compile(r"(?i)\b(?:bunch|number|couple|lot|set|handful|few|sever
                         r"some|many|other|minor|small)[ \t]+(?:of[ \t]+)?(?:\w+[ \t]+){0,2}?"
                         r"(?:improvements|optimi[sz]ations|enhancements|speed-?ups)\b")
 
+# "a performance drop in SRv6 encapsulation, which I have measured below": a reply's own
+# measurement of the change it answers
+MEASURED_HERE = re.compile(r"(?i)\b(?:i|we)[ \t\n]+(?:have[ \t\n]+|had[ \t\n]+)?(?:measured|"
+                           r"benchmarked|tested|observed|seen|saw|see)\b")
 # ... and what turns down an effect stated without a size
 UNSIZED_RULES: tuple[Rule[EffectPhrase], ...] = (
     Rule("changes counted as work", lambda e: WORK_ITEMS.search(e.sent) is not None,
@@ -328,7 +332,8 @@ UNSIZED_RULES: tuple[Rule[EffectPhrase], ...] = (
         asserted(e.sent) and PERF_NOUN.search(SPEEDUP.sub(" ", e.sent))),
          "A performance improvement would be nice."),
     Rule("another version's effect", lambda e: not NAMES_CHANGE.search(e.sent) and (
-        not e.posting or OTHER_VERSION.search(e.sent) is not None),
+        (not e.posting and not MEASURED_HERE.search(e.sent)) or
+        OTHER_VERSION.search(e.sent) is not None),
          "WG 0.0.20180708 w/NAPI actually slowed down throughput."),
     Rule("an aside", EffectPhrase.aside,
          "Fix the lock (the rest of the series is a performance improvement)."),
