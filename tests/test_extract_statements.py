@@ -341,3 +341,13 @@ def test_effect_words_of_every_subsystem(text: str, expected: list) -> None:
     of 3", "doubled", "by half", "quicker", "penalty", "saves", "N-fold"."""
     got = [(s.stated_pct, s.direction) for s in extract_statements(text, "[PATCH] MIPS: foo")]
     assert got == expected
+
+
+def test_a_fenced_block_is_code_and_splits_its_paragraph() -> None:
+    """A fenced block ("```", blank lines and all) is code: its lines are no sentence, and
+    the text on either side is read as two runs, each on its own lines."""
+    body = ("Setup:\n1) the bridge:\n```\nbrctl addbr br0\n\nip link set br0 up\n```\n"
+            "With this patch throughput improves by 12% on the bridge.\n\n"
+            "```\nThis text improves nothing by 50%\n```\n")
+    got = extract_statements(body, "[PATCH net-next] net: bridge: foo")
+    assert [(s.stated_pct, s.line_no) for s in got] == [(12.0, 8)]

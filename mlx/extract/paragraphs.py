@@ -1,10 +1,11 @@
 """A body's paragraphs, by quote depth, with the body lines they stand on.
 
 Paragraphs end at blank lines (a line of quote marks alone is blank) and where the
-quote depth changes ("On ... wrote:" over "> ..." lines is two runs).  Code and a
-diffstat's lines are left out of a run.  ``paragraphs`` keeps those the caller's test
-admits, first on the whole paragraph (cheap), then on each run; ``in_changelog`` tells a
-version's change log ("Changes in v2:"), whose sentences compare with an earlier version.
+quote depth changes ("On ... wrote:" over "> ..." lines is two runs).  Code (a diff's
+lines, a fenced block) and a diffstat's lines are left out of a run.  ``paragraphs``
+keeps those the caller's test admits, first on the whole paragraph (cheap), then on each
+run; ``in_changelog`` tells a version's change log ("Changes in v2:"), whose sentences
+compare with an earlier version.
 """
 
 from __future__ import annotations
@@ -47,11 +48,15 @@ def paragraphs(head: str, wanted: Callable[[str], bool],
     admits too (a run's joined text)."""
     out: list[Para] = []
     line, pos = 0, 0
+    fenced = False  # inside a fenced block ("```"), which may hold blank lines
     for m in [*PARAGRAPH_BREAK.finditer(head), None]:
         end = m.start() if m else len(head)
         para = head[pos:end]
-        if wanted(para):
-            out += [run for run in _runs(para, line) if run_wanted(run.text)]
+        if wanted(para) or fenced:
+            runs, fenced = _runs(para, line, fenced)
+            out += [run for run in runs if run_wanted(run.text)]
+        elif "```" in para:
+            fenced = _runs(para, line, fenced)[1]
         if m is None:
             break
         line += head.count("\n", pos, m.end())
@@ -74,23 +79,31 @@ def in_changelog(para: Para, head: str) -> bool:
     return fold is not None and any(CHANGELOG.match(ln) for ln in lines[fold + 1:])
 
 
-def _runs(para: str, first_line: int) -> list[Para]:
-    """The lines of one paragraph grouped by quote depth, prefixes removed."""
+def _runs(para: str, first_line: int, fenced: bool = False) -> tuple[list[Para], bool]:
+    """The lines of one paragraph grouped by quote depth, prefixes removed; a fenced
+    block (between "```" lines) is code, and the text on either side two runs.
+    ``fenced``: the paragraph starts inside a fenced block; and whether it ends in one."""
     runs: list[tuple[int, list[str], list[int]]] = []  # depth, texts, their line indexes
+    broken = False
     for i, raw in enumerate(para.split("\n")):
         depth, text = split_quote(raw)
         text = text.strip()
-        if not text or text.startswith(("diff --git", "@@ ", "+", "-")) or DIFFSTAT.match(text):
+        if text.startswith("```"):
+            fenced, broken = not fenced, True
+            continue
+        if fenced or not text or text.startswith(("diff --git", "@@ ", "+", "-")) or \
+                DIFFSTAT.match(text):
             continue  # code, and a diffstat's "path | 21 ++++----" lines
-        if runs and runs[-1][0] == depth:
+        if runs and runs[-1][0] == depth and not broken:
             runs[-1][1].append(text)
             runs[-1][2].append(first_line + i)
         else:
             runs.append((depth, [text], [first_line + i]))
+        broken = False
     out = []
     for depth, texts, lines in runs:
         offsets = [0]
         for t in texts[:-1]:
             offsets.append(offsets[-1] + len(t) + 1)
         out.append(Para(depth, " ".join(texts), tuple(zip(offsets, lines, strict=True))))
-    return out
+    return out, fenced
