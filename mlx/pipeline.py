@@ -160,8 +160,7 @@ WARM_BODY = ("Tested on an Intel Xeon Gold 6338 with a ConnectX-5 NIC, 64GB RAM,
 def _warm(extract: tuple[str, ...]) -> None:
     try:
         import pandas  # noqa: F401
-        if "statements" in extract:
-            nlp.effects()
+        if "statements" in extract:  # (builds the effect matcher)
             extract_statements(WARM_BODY, WARM_SUBJECT)
         if "hardware" in extract:
             nlp.hardware()

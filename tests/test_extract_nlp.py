@@ -14,9 +14,10 @@ def test_the_pipelines_are_built_once_whoever_asks_first(monkeypatch: pytest.Mon
     for name in ("_ENGLISH", "_EFFECTS", "_HARDWARE"):
         monkeypatch.setattr(nlp, name, None)
     warm = warm_up(("statements", "hardware"))
-    built = nlp.effects(), nlp.hardware()  # wait for the warm-up's build, build no other
+    patterns = statements.effect_patterns
+    built = nlp.effects(patterns), nlp.hardware()  # wait for the warm-up's build, build no other
     warm.join()
-    assert (nlp.effects(), nlp.hardware()) == built
+    assert (nlp.effects(patterns), nlp.hardware()) == built
     assert nlp.hardware().vocab is nlp.english().vocab  # one Vocab for both pipelines
     assert [s.stated_pct for s in statements.extract_statements(
         "This patch improves throughput by 7% on our test rig.\n", "[PATCH] net: x")] == [7.0]

@@ -131,3 +131,39 @@ def test_no_function_is_over_60_lines() -> None:
             if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
             and (n := (f.end_lineno or f.lineno) - f.lineno + 1) > 60}
     assert long == {}
+
+
+# The function-level imports of mlx modules, each with why it waits for its first use; any
+# other import of an mlx module is at the top of its module (a floor below it)
+LAZY = {
+    # ``import mlx`` loads nothing but the package: the front end on first use
+    ("mlx", "mlx"): "mlx.api, on first use",
+    ("mlx", "mlx.archive"): "mlx.load's Archive, on first use",
+    # pandas' claims rules and matplotlib load when a table or plot is asked for
+    ("mlx.archive", "mlx.analyse.claims"): "the claims, when asked for",
+    ("mlx.archive", "mlx.analyse.repeats"): "the claims' repeats, when asked for",
+    ("mlx.archive", "mlx.report"): "matplotlib's plots, when asked for",
+    # a command loads what it runs
+    ("mlx.cli", "mlx.analyse.repeats"): "mlx claims",
+    ("mlx.cli", "mlx.report.show"): "mlx show, mlx claims",
+    ("mlx.cli", "mlx.report.export"): "mlx export, mlx report",
+    # the one arrow up: the link pass stores the claims of what it linked, read by the
+    # analysis over the link tables it has just written
+    ("mlx.link", "mlx.analyse.claims"): "the claims the pass stores",
+    ("mlx.link", "mlx.archive"): "the tables the claims read",
+    # the report's pages and plots: matplotlib on use
+    ("mlx.report.export", "mlx.report"): "the site, for mlx report",
+    ("mlx.report.site", "mlx.report"): "matplotlib's plots",
+}
+
+
+def test_every_function_level_import_is_a_documented_lazy_one() -> None:
+    found = set()
+    for module, path in _modules().items():
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                found |= {(module, n.module) for n in ast.walk(fn)
+                          if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("mlx")}
+                found |= {(module, a.name) for n in ast.walk(fn) if isinstance(n, ast.Import)
+                          for a in n.names if a.name.startswith("mlx")}
+    assert found == set(LAZY)

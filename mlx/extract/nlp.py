@@ -24,9 +24,11 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from mlx.extract import hwvocab
 
 if TYPE_CHECKING:  # spaCy loads on first use
     from spacy.language import Language
@@ -55,21 +57,24 @@ def english() -> Language:
     return _ENGLISH
 
 
-def effects() -> Matcher:
-    """spaCy's Matcher holding the statements' effect patterns (``statements.
-    effect_patterns``), on ``english()``'s Vocab."""
+Patterns = list[list[dict[str, Any]]]
+
+
+def effects(patterns: Callable[[], Patterns]) -> Matcher:
+    """spaCy's Matcher holding the effect patterns ``patterns`` gives (the statements',
+    ``statements.effect_patterns``: the caller names them, this floor imports no
+    extractor), on ``english()``'s Vocab; built on the first call."""
     global _EFFECTS
     nlp = english()
     with _BUILT:
         if _EFFECTS is None:
             from spacy.matcher import Matcher
 
-            from mlx.extract.statements import effect_patterns
             # (patterns with lexeme flags are not the schema's: checked by their tests)
             matcher = Matcher(nlp.vocab, validate=False)
             flags: dict[tuple[str, str], int] = {}
             matcher.add("EFFECT", [[_flagged(nlp.vocab, tok, flags) for tok in pattern]
-                                   for pattern in effect_patterns()])
+                                   for pattern in patterns()])
             _EFFECTS = matcher
     return _EFFECTS
 
@@ -133,10 +138,11 @@ class Tokens:
         return self.sents[self.sent_of[i]]
 
 
-def effect_docs(texts: list[str]) -> Iterator[tuple[Tokens, list[tuple[int, int]]]]:
+def effect_docs(texts: list[str], patterns: Callable[[], Patterns]
+                ) -> Iterator[tuple[Tokens, list[tuple[int, int]]]]:
     """Each paragraph's tokens and sentences, with the (start, end) token spans of every
-    effect phrase in it, in text order (by start, then end)."""
-    matcher = effects()
+    effect phrase in it (``effects(patterns)``), in text order (by start, then end)."""
+    matcher = effects(patterns)
     for doc in english().pipe(texts, batch_size=BATCH):
         yield Tokens.of(doc), sorted({(start, end) for _, start, end in matcher(doc)})
 
@@ -170,7 +176,6 @@ def _hardware(vocab: Any) -> Language:
     import spacy
     from spacy.tokenizer import Tokenizer
 
-    from mlx.extract import hwvocab
     _register()
     nlp = spacy.blank("en", vocab=vocab)
     nlp.tokenizer = Tokenizer(vocab, prefix_search=hwvocab.PREFIX, suffix_search=hwvocab.SUFFIX)

@@ -230,7 +230,7 @@ READ: TextCache[tuple[Tokens, list[tuple[int, int]]]] = TextCache(500_000, len)
 def _read(texts: list[str]) -> list[tuple[Tokens, list[tuple[int, int]]]]:
     """The tokens and the effect matches of each paragraph, read by spaCy (one read before
     in this process, quoted in the replies of a thread, is not read again)."""
-    return READ.get(texts, effect_docs)
+    return READ.get(texts, lambda todo: effect_docs(todo, effect_patterns))
 
 
 def is_reply(subject: str | None) -> bool:

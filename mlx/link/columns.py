@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mlx.link.threads import GHOST, NO_DATE
+from mlx.parts import hashes
 
 NONE = -1
 UNKNOWN = np.iinfo(np.int64).max  # the date of a message without one
@@ -126,7 +127,6 @@ class IdCodes:
     def hashed(self) -> np.ndarray:
         """A 64-bit hash of each id (``mlx.parts.hashes``); the ids themselves when they
         are such hashes already (a pass that never holds the strings)."""
-        from mlx.parts import hashes
         if pa.types.is_integer(self.ids.type):
             return as_numpy(self.ids)
         return hashes(self.ids)

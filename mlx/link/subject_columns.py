@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from mlx.link.columns import as_numpy, encode
 from mlx.link.formats import SUBJECT_FORMAT
 from mlx.link.rules import is_repost
+from mlx.parts import hashes
 from mlx.schema import PATCHES, empty
 from mlx.subjects import Subject, looks_like_commit_title, normalize_title, parse_subject
 
@@ -70,7 +71,6 @@ def key_columns(parsed: pa.Table) -> pa.Table:
     (``pclass``: with the author, a posting key) and of its title and set tag
     (``skey``: with the author, the name of a series): all that ``patch_kinds`` and
     ``message_keys`` read, so that a pass can hold these instead of the parses."""
-    from mlx.parts import hashes
     set_tag = pc.fill_null(parsed.column("set_tag"), "")
     title = pc.fill_null(parsed.column("title"), "")
     return pa.table({
@@ -146,7 +146,6 @@ def subject_parses(subjects: Iterable[str | None]) -> pa.Table:
 
 def keyed_parses(table: pa.Table) -> pa.Table:
     """Rows of ``link/subjects``: parses with the hash of each subject's text (``key``)."""
-    from mlx.parts import hashes
     return table.append_column("key", pa.array(hashes(table.column("subject")), pa.int64()))
 
 

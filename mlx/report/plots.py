@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from mlx.report.show import claim_label
+
 # Okabe-Ito colours, told apart with any colour vision: improvement blue, regression
 # vermillion, no change grey; baseline bars are light grey and hatched, so they differ
 # from the patched bar of any verdict by pattern as well as by colour
@@ -37,7 +39,6 @@ def _line(n: Any) -> str:
 
 def patch_bars(claims: pd.DataFrame, patch: str) -> Any:
     """Baseline vs patched bars per test of one patch (patch_id or a title substring)."""
-    from mlx.report.show import claim_label
     c = claims[claims.kind == "measured"]
     c = c[(c.patch_id == patch) | c.title.fillna("").str.contains(patch, regex=False)]
     # margins set by hand, not by a constrained layout (it draws each figure twice: a
