@@ -82,3 +82,19 @@ def test_patches_of_one_series_or_one_title_are_one_series() -> None:
     got = fold(c, {"a2": "s1", "a3": "s1", "b3": "s2", "c1": "s3"})
     assert got.repeat_of.tolist() == [None, "p2@x#1", "p2@x#1", None]
     assert got.versions.tolist() == ["1,2", "1,2", "1,2", "2"]
+
+
+def test_a_series_renamed_between_versions_is_one_series() -> None:
+    """Its author posts the very same claim under the old and the new title: one claim, as
+    a title kept would be; another author's equal pair under another title stays apart."""
+    c = claims({"version": 1, "message_id": "a@x", "author": "Pat",
+                "title": "netfilter: nf_nat: recalculate TS offset when snat changes sport"},
+               {"version": 2, "message_id": "b@x", "author": "Pat",
+                "title": "netfilter: nf_nat: recalculate TS offset after port rewrite"},
+               {"version": 2, "message_id": "b@x", "author": "Pat", "config": "send-64",
+                "title": "netfilter: nf_nat: recalculate TS offset after port rewrite"},
+               {"version": 1, "message_id": "c@x", "author": "Tess",
+                "title": "net: an unrelated series"})
+    got = fold(c)
+    assert got.repeat_of.tolist() == [None, "a@x#1", None, None]
+    assert got.versions.tolist() == ["1,2", "1,2", "2", "1"]

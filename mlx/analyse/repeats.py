@@ -5,7 +5,8 @@ A table re-posted in v2 to v6 of a series gives the same claim five times.  A cl
 both values are the same; a prose claim when its series and sentence are (whitespace
 aside).  Claims are of one series when their patches share a title or a ``series_id``
 (a sentence of the cover letter copied into each patch of a posting; a series whose v1
-the link pass put in a series of its own), else when they share a thread.  Three
+the link pass put in a series of its own), or when their author posts the same claim
+under both (a series renamed between versions), else when they share a thread.  Three
 columns say so:
 
 - ``claim_id``: ``<Message-ID>#<n>``, the n-th claim of its message (a key that reads);
@@ -100,6 +101,19 @@ def _series(claims: pd.DataFrame, series_of: dict[Any, Any]) -> list[Any]:
         for other in mine[1:]:
             parent[root(other)] = root(mine[0])
         nodes.append(mine[0] if mine else None)
+    # a series renamed between versions ("... when snat change sport" -> "... after SNAT
+    # port rewrite"): its author posts the very same claim under both titles
+    seen: dict[Any, Any] = {}
+    authors = claims.author if "author" in claims.columns else [None] * len(claims)
+    for node, author, r in zip(nodes, authors, claims.itertuples(index=False), strict=True):
+        if node is None or missing(author):
+            continue
+        what = _key(r, None)
+        if r.kind != "prose" and (what[-1] is None or what[-2] is None):
+            continue  # (a claim without both values tells no measurement apart)
+        first = seen.setdefault((author, what), node)
+        if first != node:
+            parent[root(node)] = root(first)
     return [root(n) if n is not None else (("thread", t) if not missing(t) else ("claim", c))
             for n, t, c in zip(nodes, claims.thread_id, claims.claim_id, strict=True)]
 
