@@ -153,7 +153,13 @@ LEAD_WORDS = re.compile(r"(?i)^(?:(?:on|in|at|for|from|of|here|there|are|is|the|
                         r"see|saw|have|had|tried|used|just|now|then)\b[ \t,]*)+")
 # a finite verb: a clause ("buffers are as follows", "It shows on iperf3"), no name
 CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|shows?|looks?|seems?|has|have|had|does|did|"
-                    r"needs?)\b")
+                    r"needs?|went|goes|rose|fell|stays?|stayed|gets?|got)\b")
+# what a sentence's noun may be that names no configuration: the machine a test ran on
+# ("Numbers on my box", "Tested on two boxes") or what was found ("I see no real difference")
+NO_NAME = re.compile(r"(?i)^(?:(?:two|three|both|the|same|test|my|our|a|an|\d+)[ \t]+)*"
+                     r"(?:box|boxes|machines?|systems?|setups?|servers?|hosts?|laptops?|boards?|"
+                     r"rigs?|side|end)$|\b(?:difference|improvements?|regressions?|gains?|"
+                     r"impact|change)\b")
 SHORT_WORDS = 5  # a configuration's name has at most this many words
 NAME_WORDS = 8  # ... or this many, as a list of parts ("128 bit key, 16 byte blocks")
 
@@ -171,7 +177,8 @@ def short_name(text: str | None) -> str | None:
         return t if len(t.split()) <= NAME_WORDS and (len(t.split()) <= SHORT_WORDS or
                                                       "," in t) else None
     head = t[lead.end():].split(",")[0].strip(" .:")
-    return head if head and len(head.split()) <= SHORT_WORDS - 1 else None
+    return head if head and len(head.split()) <= SHORT_WORDS - 1 and \
+        not NO_NAME.search(head) else None
 
 
 # "1a2b3c4d5e6f", "9f8e7d6^": a label naming a commit
