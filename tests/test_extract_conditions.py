@@ -11,6 +11,8 @@ from mlx.extract.conditions import short_name
     ("SMAP on", "SMAP on"),
     ("xdp_redirect, 64B", "xdp_redirect, 64B"),
     ("On my test box with xdp", "test box with xdp"),
+    # a lead word is a word ("GET" of redis-benchmark's row is the test's name)
+    ("GET(Requests/s)", "GET(Requests/s)"),
     # the machine a test ran on, or what the writer found, names no configuration
     ("Numbers on my box", None),
     ("Tested on two boxes", None),
