@@ -313,3 +313,16 @@ def test_prefilter_words_in_code_and_paths_are_no_unit(text: str, holds: bool) -
     the patches and robot reports full of paths are not read line by line."""
     from mlx.extract.results import may_hold_results
     assert may_hold_results(text) is holds
+
+
+def test_each_line_names_its_own_run_before_the_sentence_does() -> None:
+    """Two pasted tool lines, each after its label, in one paragraph with no sentence end:
+    a value takes the condition of its own line (not the paragraph's first), and the label
+    stops at the colon the tool's output follows."""
+    body = ("Without this patch: Result: OK: 34205373(c34202809+d2564) usec, 2923517pps "
+            "1403Mb/sec\nWith this patch: Result: OK: 34106013(c34103172+d2841) usec, "
+            "2932034pps 1407Mb/sec\n")
+    got = [(r.line_no, r.value, r.label, r.condition)
+           for r in extract_results(body, "[PATCH nf-next] netfilter: foo") if r.unit == "pps"]
+    assert got == [(1, 2923517.0, "Without this patch", "baseline"),
+                   (2, 2932034.0, "With this patch", "patched")]

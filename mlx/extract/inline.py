@@ -337,6 +337,13 @@ class _Sides:
             self.text, self.last = text, None
         begin = max((e.end() for e in SENTENCE_END.finditer(text, max(0, start - 300), start)),
                     default=max(0, start - 300))
+        # the value's own line first ("Without this patch: ... 2923517pps" over "With
+        # this patch: ... 2932034pps": the second line's run is the patched one)
+        line = max(begin, text.rfind("\n", 0, start) + 1)
+        if line > begin and (cond := condition_of(text[line:start])) is not None:
+            words = text[line:start]
+            self.last = (_condition_words(words), cond)
+            return self.last
         words = text[begin:start]
         if (cond := condition_of(words)) is not None:
             self.last = (_condition_words(words), cond)
@@ -379,9 +386,13 @@ def _clause_label(clause: str, value: str) -> str:
 
 
 def _condition_words(words: str) -> str:
+    """The words of a clause from its first condition word on, up to a colon: "Without
+    this patch: Result: OK: 34205373(c34202809+d2564) usec," -> "Without this patch" (a
+    tool's line pasted after its label)."""
     m = CONDITION_WORDS.search(words)
     if m:
         words = words[m.start():]
+        words = re.split(r":[ \t\n]", words, maxsplit=1)[0]
     return re.sub(r"[ \t\n]+", " ", words).strip(" ,;:.")[:60] or "?"
 
 
