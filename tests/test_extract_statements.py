@@ -301,6 +301,12 @@ def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> N
     ("Two problems: 1) traffic loss with existing policies; 2) a performance drop in the\n"
      "encapsulation path, which I have measured below.", "Re: [PATCH net-next] net: foo",
      [(None, "regression")]),
+    # a tester's own measurement: "increase" and "boost" after "a 10%" are nouns, no verb
+    # of another doer
+    ("I get a 10% increase in throughput on my box.", "Re: [PATCH net] net: foo: bar",
+     [(10.0, "improvement")]),
+    ("On my box I see a 15% boost in throughput.", "Re: [PATCH net] net: foo: bar",
+     [(15.0, "improvement")]),
     # ... and the change's own effect in a reply stays
     ("With your patch applied single-flow throughput improved by 10% on my box.",
      "Re: [PATCH net] net: foo: bar", [(10.0, "improvement")]),

@@ -183,7 +183,9 @@ class EffectPhrase:
         if self.posting:
             return False
         clause = f"{self.before} {self.span}"
-        verb = DOER_VERB.search(clause)
+        # (a verb, not the noun of "a 10% increase", "the boost")
+        verb = next((m for m in DOER_VERB.finditer(clause)
+                     if not NOUN_BEFORE.search(clause, 0, m.start())), None)
         doer = clause[:verb.start()] if verb else ""
         return OTHER_DOER.search(doer) is not None and CHANGE_DOER.search(doer) is None and \
             NAMES_CHANGE.search(self.doc.span(self.first, self.end)) is None
@@ -272,6 +274,9 @@ DOER_VERB = re.compile(r"(?i)\b(?:adds?|added|causes?|caused|gives?|gave|brings?
 
 OTHER_DOER = re.compile(r"(?i)\b(?:you|an?|another|other)\b(?![ \t\n]+(?:lot|bit|few|little)\b)")
 
+# what stands before a noun: "a 10% increase", "the boost", "a nice gain"
+NOUN_BEFORE = re.compile(r"(?i)(?:\b(?:a|an|the|this|that|some|any|no|big|small|huge|slight|"
+                         r"nice|significant)|\d|%|~)[ \t\n]*$")
 CHANGE_DOER = re.compile(r"(?i)\b(?:this|it|these|that|which|they|with)\b")
 
 # In order: the first rule that turns an effect phrase down names why (``rejections``);
