@@ -16,7 +16,7 @@ from mlx.rows import Verdict
 # words that only say which way a quantity went: good or bad by what it measures
 UP = re.compile(r"(?i)increas|higher|\bmore\b|rais|grow|\bup\b")
 REDUCE = re.compile(r"(?i)reduc|decreas|lower|less|drop|shrink|\bcut|sav(?:e|es|ed|ing)\b|down|"
-                    r"\bhalf\b")
+                    r"\b(?:by|in)[ \t\n]+half\b")
 # "prevents performance degradation", "fixes a performance regression": the change ends one
 ENDS_A_LOSS = re.compile(r"(?i)\b(?:prevent|avoid|fix|eliminat|remov|recover|mitigat|address|"
                          r"resolv|undo|revert)\w*\b(?:\W+\w+){0,4}?\W+(?:regress|degrad|slow|"
