@@ -326,6 +326,9 @@ def test_what_an_effect_is_of(text: str, subject: str, expected: list) -> None:
     ("With the series, throughput is roughly doubled for large buffers.",
      [(100.0, "improvement")]),
     ("The interrupt latency is reduced by half.", [(50.0, "improvement")]),
+    # "in half of the runs" is a share of them, no size (and without one, nothing asserted
+    # of a performance)
+    ("The regression shows up in half of the runs with the series.", []),
     # "half" alone reduces nothing
     ("With the patch latency increased by 20% for half of the flows.", [(20.0, "regression")]),
     ("This cuts the softirq overhead roughly in half.", [(50.0, "improvement")]),

@@ -155,6 +155,9 @@ class EffectPhrase:
         """The size it states, in percent (None for an effect without a size)."""
         sent, span = self.sent, self.span
         pct = percent(span) if SIZE.search(span) else None
+        if pct is not None and self.doc.token(self.end - 1).lower() == "half" and \
+                self.end < len(self.doc) and self.doc.token(self.end).lower() == "of":
+            return None  # "shows up in half of the runs": a share of them, no size
         if pct is not None and (m := FROM_TO_PCT.search(sent)) and \
                 float(m.group(1)) == abs(pct):
             pct = float(m.group(2))  # "the regression is changed from 69.4% to 73.7%"
