@@ -17,6 +17,9 @@ from mlx.extract.conditions import short_name
     ("Numbers on my box", None),
     ("Tested on two boxes", None),
     ("I see no real difference", None),
+    # a version's change log is no section of a table
+    ("Main changes in v2", None),
+    ("v1 -> v2", None),
     # a clause is no name
     ("Throughput went", None),
     ("Here are more details of the data I collected", None),

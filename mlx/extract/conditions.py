@@ -160,6 +160,9 @@ NO_NAME = re.compile(r"(?i)^(?:(?:two|three|both|the|same|test|my|our|a|an|\d+)[
                      r"(?:box|boxes|machines?|systems?|setups?|servers?|hosts?|laptops?|boards?|"
                      r"rigs?|side|end)$|\b(?:difference|improvements?|regressions?|gains?|"
                      r"impact|change)\b")
+# a version's change log ("Main changes in v2", "v1 -> v2"): no section of a table
+CHANGE_LOG = re.compile(r"(?i)\b(?:changes?|changelog)\b[^.]{0,20}\bv\d+\b|"
+                        r"\bv\d+[ \t]*(?:->|→|to)[ \t]*v\d+")
 SHORT_WORDS = 5  # a configuration's name has at most this many words
 NAME_WORDS = 8  # ... or this many, as a list of parts ("128 bit key, 16 byte blocks")
 
@@ -175,10 +178,11 @@ def short_name(text: str | None) -> str | None:
     lead = LEAD_WORDS.match(t)
     if not lead:  # a name ("128 bit key, 16 byte blocks"), not a sentence ("Sorry, I ...")
         return t if len(t.split()) <= NAME_WORDS and (len(t.split()) <= SHORT_WORDS or
-                                                      "," in t) else None
+                                                      "," in t) and not CHANGE_LOG.search(t) \
+            else None
     head = t[lead.end():].split(",")[0].strip(" .:")
     return head if head and len(head.split()) <= SHORT_WORDS - 1 and \
-        not NO_NAME.search(head) else None
+        not NO_NAME.search(head) and not CHANGE_LOG.search(head) else None
 
 
 # "1a2b3c4d5e6f", "9f8e7d6^": a label naming a commit
