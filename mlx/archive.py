@@ -239,8 +239,9 @@ class Archive:
         (``mlx.analyse.repeats``: ``claim_id``, ``repeat_of``, ``versions``)."""
         def make() -> pd.DataFrame:
             from mlx.analyse.repeats import fold
-            if self.tables.read_link("claims") is not None:
-                claims = self._link_table("claims")
+            stored = self.tables.read_link("claims")
+            if stored is not None:
+                claims = self._cached("link:claims", lambda: _to_pandas(stored))
             else:
                 from mlx.analyse.claims import build_claims, claim_frames
                 claims = build_claims(claim_frames(self))

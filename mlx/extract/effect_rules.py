@@ -61,7 +61,6 @@ LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")
 
 NEGATORS = {"without", "no", "not", "never", "nor", "any", "nothing", "n't"}
 
-# "Re: [PATCH ...]", "AW:": a reply
 # "0.0.20180708", "v6.1", "1a2b3c4d5e6f": a version or a commit other than the change
 OTHER_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+\.\d+\b|\b[0-9a-f]{10,40}\b")
 
@@ -94,6 +93,7 @@ SPEEDUP = re.compile(r"(?i)speed-?ups?")
 NOT_PROSE = re.compile(r"={3,}|-{3,}|(?::[^:]*){3}|^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?[\w./-]{2,30}: "
                        r"[a-z]")
 
+
 def asserted(sentence: str) -> bool:
     """Is a sentence without a size a plain statement of an effect (prose, no hedge)?"""
     words = sentence.split()
@@ -102,6 +102,7 @@ def asserted(sentence: str) -> bool:
         not HEDGE.search(ASIDE.sub(" ", sentence)) \
         and not sentence.lstrip().startswith(("$", "#", ">")) and not NOT_PROSE.search(sentence) \
         and not TRAILER_LINE.match(sentence)
+
 
 @dataclass
 class EffectPhrase:
@@ -196,6 +197,7 @@ class EffectPhrase:
     def aside(self) -> bool:
         at = self.doc.starts[self.start] - self.doc.starts[self.first]
         return any(a.start() < at < a.end() for a in ASIDE.finditer(self.sent))
+
 
 # what comes before an effect phrase in its sentence that makes it no claim of the change:
 # "in order to speed up", "aims to reduce", "is not meant as a speed-up", "should improve":

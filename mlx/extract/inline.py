@@ -337,17 +337,15 @@ class _Sides:
             self.text, self.last = text, None
         begin = max((e.end() for e in SENTENCE_END.finditer(text, max(0, start - 300), start)),
                     default=max(0, start - 300))
-        # the value's own line first ("Without this patch: ... 2923517pps" over "With
-        # this patch: ... 2932034pps": the second line's run is the patched one)
+        # the value's own line first, then its sentence ("Without this patch: ...
+        # 2923517pps" over "With this patch: ... 2932034pps": the second line's run is
+        # the patched one)
         line = max(begin, text.rfind("\n", 0, start) + 1)
-        if line > begin and (cond := condition_of(text[line:start])) is not None:
-            words = text[line:start]
-            self.last = (_condition_words(words), cond)
-            return self.last
+        for said in dict.fromkeys((text[line:start], text[begin:start])):
+            if (cond := condition_of(said)) is not None:
+                self.last = (_condition_words(said), cond)
+                return self.last
         words = text[begin:start]
-        if (cond := condition_of(words)) is not None:
-            self.last = (_condition_words(words), cond)
-            return self.last
         stop = SENTENCE_END.search(text, end, end + 300)
         if stop and (m := THIS_IS.match(text, stop.end())) and \
                 (cond := condition_of(m.group(1))) is not None:

@@ -33,11 +33,7 @@ from mlx.extract.nlp import Tokens, effect_docs
 from mlx.extract.paragraphs import Para, in_changelog, paragraphs
 from mlx.extract.robot import robot_rows
 from mlx.extract.rules import rejected_by
-from mlx.extract.sizes import (
-    MORE_PCT,
-    PAREN_PCT,
-    sized,
-)
+from mlx.extract.sizes import MORE_PCT, PAREN_PCT, sized
 from mlx.extract.vocab import (
     EFFECT_BODY_WORDS,
     EFFECT_REGEX,
@@ -258,9 +254,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
         # "degradation on TX: -466 pps (-0.2%) on RX: -338 pps (-1.2%)": one per percent
         for pm in PAREN_PCT.finditer(sent):
             p = float(pm.group(1))
-            found.setdefault((first, p), Statement(
-                "prose", sent.strip()[:500], p, direction(sent, p, span),
-                quoted=para.depth > 0, line_no=line))
+            found.setdefault((first, p), _prose(e, p, para, line))
         pct = e.pct
         if pct is None and (why := rejected_by(UNSIZED_RULES, e)):
             if rejected is not None:
@@ -273,16 +267,12 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
         # of two phrases around one size, the tighter is its effect ("the tc drop rule adds
         # ~7% overhead": "7% overhead", not "drop rule adds ~7%")
         if (first, pct) not in found or end - start < width.get((first, pct), 0):
-            found[(first, pct)] = Statement(
-                "prose", sent.strip()[:500], pct, direction(sent, pct, span),
-                quoted=para.depth > 0, line_no=line)
+            found[(first, pct)] = _prose(e, pct, para, line)
             width[(first, pct)] = end - start
         # "by about 8.1% in the case of A and 15.6% in the case of B": one effect each
         for pm in MORE_PCT.finditer(sent, max(0, doc.starts[end - 1] - doc.starts[first])):
             p = float(pm.group(1))
-            found.setdefault((first, p), Statement(
-                "prose", sent.strip()[:500], p, direction(sent, p, span),
-                quoted=para.depth > 0, line_no=line))
+            found.setdefault((first, p), _prose(e, p, para, line))
     for first, last in doc.sents:
         sent = doc.span(first, last)
         if any(k[0] == first for k in found) or not asserted(sent) or \
@@ -293,6 +283,12 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
                 "prose", sent.strip()[:500], None, verdict, quoted=para.depth > 0,
                 line_no=para.line_at(doc.starts[first]))
     return list(found.values())
+
+
+def _prose(e: EffectPhrase, pct: float | None, para: Para, line: int) -> Statement:
+    """The statement of an effect phrase's sentence stating ``pct`` percent."""
+    return Statement("prose", e.sent.strip()[:500], pct, direction(e.sent, pct, e.span),
+                     quoted=para.depth > 0, line_no=line)
 
 
 def _compared(sent: str) -> Verdict | None:
