@@ -49,8 +49,10 @@ VALUE = re.compile(r"(?<![\w.,/+±-])(~|≈|about |around |approx\.? )?" + NUM +
 SIDE = r"[~<>]?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
 # from 55Gbps to 71Gbps    went from 730 Mbps to 1.9 Gbps    from ~540 to 870 Mbit/s
 # from 494/432 Mbit/s for TCP transfers (download/upload) to 438/343 Mbit/s
-FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+(?:up |down )?"
-                     r"to[ \t]+" + SIDE + r"(?![\w/])")
+# (a side may be hedged: "from around 230 Mbit/s and to 280Mbit/s")
+HEDGE = r"(?:(?:around|about|approx\.?|approximately|roughly|nearly|almost)[ \t]+)?"
+FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + HEDGE + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+"
+                     r"(?:up |down )?to[ \t]+" + HEDGE + SIDE + r"(?![\w/])")
 # a 12% drop (790 to 695 Mbps): a pair in parentheses
 IN_PARENS = re.compile(r"\([ \t]*" + SIDE + r"[ \t]+to[ \t]+" + SIDE + r"[ \t]*\)")
 # no real difference with (4.1 Mpps) and without (4.0 Mpps) the series: each side in
@@ -293,6 +295,9 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
         words = p.text[max(line, m.start() - 80):m.start()]
         if label is None and (inner_m := LABEL_INNER.search(words)):
             label, inner = inner_m.group(1).strip(" -*"), inner_m.group(2)  # "v6.1:  rx 4 Mpps"
+        elif label is not None and condition_of(label) is None and \
+                (outer := _outer_label(p.text[line:m.start()], label)) is not None:
+            label, inner = outer, label  # "Without this patch: Down: 5.20 Mbit/s, Up: ..."
         if label is not None:
             labelled[line] = (label, m.end())
         elif line in labelled and not re.search(
@@ -376,6 +381,20 @@ def _without_lists(found: list[tuple[int, InlineValue]],
     if not listed:
         return found
     return [(k, v) for k, v in found if v.label or v.pair or v.value not in listed]
+
+
+# "Without this patch:  Down: ", "- after:  rx: ": the label a line starts with, before
+# the label of one of its values
+OUTER_LABEL = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?([^:\n]{1,60}?)[ \t]*:[ \t]")
+
+
+def _outer_label(head: str, label: str) -> str | None:
+    """The label a line starts with when it names the condition its values' own labels
+    ("Down", "Up": fields of one run) leave open."""
+    m = OUTER_LABEL.match(head)
+    if m is None or m.end() > head.rfind(label):
+        return None
+    return m.group(1) if condition_of(m.group(1)) is not None else None
 
 
 def _clause_label(clause: str, value: str) -> str:
