@@ -194,7 +194,9 @@ def test_unseen_shapes_golden(unseen) -> None:
     column first, boxes, an index column, netperf's UDP_STREAM, -O and -o output,
     super_netperf under kernel names, per-size iperf3 lines, repeated -P runs, bounds and
     sides in parentheses, flent's comparison blocks, a delta column, the old patch as the
-    baseline, a revert, a side named in the next sentence; and no claim from a toggle on
+    baseline, a revert, a side named in the next sentence, fields of one run after
+    a line's condition label, hedged from/to sides, a third comparator beside two columns
+    the title tells apart (notes padded inside their parentheses); and no claim from a toggle on
     one kernel, two transports, an iperf3 UDP sender's target rate or runs that differ by
     a switch besides the change."""
     import os

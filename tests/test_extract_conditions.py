@@ -1,8 +1,9 @@
-"""The condition step's names for a configuration (mlx.extract.conditions.short_name)."""
+"""The condition step: names for a configuration (``short_name``) and the conditions labels
+imply beside each other (``effective_conditions``)."""
 
 import pytest
 
-from mlx.extract.conditions import short_name
+from mlx.extract.conditions import effective_conditions, short_name
 
 
 @pytest.mark.parametrize(("label", "name"), [
@@ -26,3 +27,23 @@ from mlx.extract.conditions import short_name
 ])
 def test_a_label_as_a_configurations_name(label: str, name: str | None) -> None:
     assert short_name(label) == name
+
+
+@pytest.mark.parametrize(("labels", "title", "want"), [
+    # the one label naming what the title adds is patched; of two, the other is the baseline
+    (["epoll", "io_uring"], "io_uring zero copy rx", ["baseline", "patched"]),
+    # a word both labels share names no side; camel-case parts count as words
+    (["SMC-NoCork", "SMC-AutoCork"], "net/smc: Add autocork support", ["baseline", "patched"]),
+    # of more labels, the baseline shares the patched label's other words; the third
+    # comparator stays no side
+    (["TCP", "SMC-NoBatch", "SMC-TxBatching"], "net/smc: add tx batching",
+     [None, "baseline", "patched"]),
+    (["gro", "gro list"], "net: add gro list support", ["baseline", "patched"]),
+    # labels naming none of the title's words, or each one: nothing is implied
+    (["TCP", "UDP"], "net: foo: batch the tx path", [None, None]),
+    (["zerocopy tx", "zerocopy rx"], "net: zerocopy rx and tx", [None, None]),
+])
+def test_the_label_naming_the_title_is_patched(labels: list[str], title: str,
+                                               want: list[str | None]) -> None:
+    got = effective_conditions([(name, None) for name in labels], title)
+    assert [cond for _, cond in got] == want

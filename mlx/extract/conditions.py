@@ -267,13 +267,30 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
             # beside a baseline, the commit under test, or the one other run named
             if SHA.search(name) or (complement and len(open_) == 1):
                 conds[name] = "patched"
-    if values == {None} and title and len(labels) == 2:
-        words = _words(title)
-        hits = [bool(_words(name) & words) for name, _ in labels]
-        if sum(hits) == 1:
-            for (name, _), hit in zip(labels, hits, strict=True):
-                conds[name] = "patched" if hit else "baseline"
+    if values == {None} and title:
+        conds.update(_named_by_title([name for name, _ in labels], title))
     return [(name, conds[name]) for name, _ in labels]
+
+
+def _named_by_title(names: list[str], title: str) -> dict[str, Condition]:
+    """With no condition anywhere: the one label naming a word of the patch title that no
+    other label has is the patched run ("io_uring" beside "epoll" under "io_uring zero copy
+    rx", "SMC-AutoCork" beside "SMC-NoCork" under "net/smc: Add autocork support"), and its
+    baseline the other label of two, or of more the one label sharing its other words ("TCP"
+    beside those two is a third comparator, no side)."""
+    words = _words(title)
+    own = [_words(name) for name in names]
+    shared = {w for k, ws in enumerate(own) for w in ws
+              if any(w in other for j, other in enumerate(own) if j != k)}
+    hits = [k for k, ws in enumerate(own) if (ws - shared) & words]
+    if len(hits) != 1:
+        return {}
+    k = hits[0]
+    rest = own[k] - ((own[k] - shared) & words)
+    near = [j for j in range(len(names)) if j != k and (len(names) == 2 or own[j] & rest)]
+    if len(near) != 1:
+        return {}
+    return {names[k]: "patched", names[near[0]]: "baseline"}
 
 
 # "TSO on"/"TSO off", "DCHE = 1b"/"DCHE = 0b", "enabled"/"disabled": a switch
@@ -310,5 +327,12 @@ def _switched(labels: Sequence[tuple[str, Condition | None]], title: str | None
     return {on[0]: "patched", off[0]: "baseline"}
 
 
+# "TxBatching" -> "Tx Batching": the parts of a name written in camel case
+CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{3,}", text.lower()) if w not in STOP}
+    """The words of a label or title, and the parts of its camel-case words ("SMC-TxBatching":
+    smc, txbatching, batching)."""
+    return {w for w in re.findall(r"[a-z0-9_]{3,}", f"{text} {CAMEL.sub(' ', text)}".lower())
+            if w not in STOP}

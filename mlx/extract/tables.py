@@ -95,6 +95,8 @@ def cells(text: str) -> list[Cell]:
         return out
     pos = 0
     for m in [*WS_SPLIT.finditer(text), None]:
+        if m is not None and text.count("(", pos, m.start()) > text.count(")", pos, m.start()):
+            continue  # a gap inside a note: "45.5 MB/s(7.1%  )" is one cell
         end = m.start() if m else len(text)
         if text[pos:end].strip():
             out.append(Cell(text[pos:end].strip(), pos, end))
