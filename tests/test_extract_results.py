@@ -102,6 +102,7 @@ xdp_redirect alone does 3.5 Mpps.
     "\trx duration:    40567184 us",
     "\t\tMax no snoop latency: 0ns",
     "Port 3: 0000.0203 5Gbps power U0 Enable Connect",
+    "        Speed Attribute ID: 1 10Gb/s Symmetric RX SuperSpeedPlus",
     "clocksource: MIPS: mask: 0xffffffff max_cycles: 0xffffffff, max_idle_ns: 4932285024 ns",
     "Management frames are sent out at 1Mbit/s with this firmware.",
     "The phone gets datarates of 866Mbps on this AP.",

@@ -70,6 +70,8 @@ DELTA_AFTER = re.compile(r"[ \t]+or[ \t]+(?:slower|faster|less|more|higher|lower
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
                         r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]|"
+                        # lsusb -v's BOS descriptor: "Speed Attribute ID: 1 10Gb/s Symmetric RX"
+                        r"\bSpeed Attribute ID:|\bSublink Speed|"
                         # U-Boot loading a file: "7485448 bytes read in 330 ms (21.6 MiB/s)"
                         r"\bbytes (?:read|written) in \d+ ms\b|\bBytes transferred = |"
                         # a tc command sets a rate: "tc class add ... htb rate 100kbps"
