@@ -40,6 +40,8 @@ def test_prose(text: str, pct, direction: str) -> None:
     "This fixes a crash (the rest of the series is a performance improvement, less urgent).",
     # a functional result, not a measurement
     "I tried the firmware from the vendor image. But the result was the same.",
+    # two alternatives compared, the change neither of them
+    "On the 1G ports I saw no difference between flushing per packet and per NAPI poll.",
 ])
 def test_no_statement(text: str) -> None:
     assert extract_statements(text) == []
@@ -75,6 +77,8 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
     ("Dynack nearly provides double the bandwidth at closer range.", [(100.0, "improvement")]),
     # no change stated
     ("With and without the patch the results are identical within statistical errors.",
+     [(None, "no-change")]),
+    ("We see no difference between the patched and the stock kernel in throughput.",
      [(None, "no-change")]),
     # a reduction of what is better lower is an improvement
     ("AQL is able to reduce latency by an order of magnitude.", [(None, "improvement")]),

@@ -177,6 +177,9 @@ def short_name(text: str | None) -> str | None:
         return None
     lead = LEAD_WORDS.match(t)
     if not lead:  # a name ("128 bit key, 16 byte blocks"), not a sentence ("Sorry, I ...")
+        if len(t.split()) > SHORT_WORDS and "," not in t and (bare := PARENTHETICAL.sub(
+                "", t).strip()) and bare != t:
+            t = bare  # "baseline rbtree (match on first field only)": the name before its note
         return t if len(t.split()) <= NAME_WORDS and (len(t.split()) <= SHORT_WORDS or
                                                       "," in t) and not CHANGE_LOG.search(t) \
             else None
@@ -216,6 +219,15 @@ ADDS_CHANGE = re.compile(r"(?i)^(?:\+|plus\b|with\b|w/(?!o)|and\b|\(patched\)|.*
 REFERENCE_HEAD = re.compile(r"(?i)^[ \t]*(?:baseline|reference|base)\b")
 
 
+def references(names: Sequence[str]) -> set[str]:
+    """The names of several reference runs a test script prints ("baseline (drop from netdev
+    hook)", "baseline hash (non-ranged entries)", "baseline rbtree (...)"): no side of a
+    change (one such name alone is a baseline)."""
+    refs = {n for n in names if (m := REFERENCE_HEAD.match(n)) and
+            not ADDS_CHANGE.match(n[m.end():].strip())}
+    return refs if len(refs) >= 2 else set()
+
+
 def extension(label: str, base: str) -> str | None:
     """What ``label`` adds to ``base`` ("+ per-queue pools" of "baseline + per-queue
     pools" over "baseline"), None when it does not extend it."""
@@ -238,14 +250,10 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
     patch title is patched.
     """
     conds = dict(labels)
-    # "baseline (drop from netdev hook)", "baseline hash (non-ranged entries)", "baseline
-    # rbtree (...)": several reference runs a test script names, no side of a change
-    references = [n for n, c in labels if c != "patched" and (m := REFERENCE_HEAD.match(n))
-                  and not ADDS_CHANGE.match(n[m.end():].strip())]
-    if len(references) >= 2:
-        conds.update(dict.fromkeys(references))
+    refs = references([n for n, c in labels if c != "patched"])
+    conds.update(dict.fromkeys(refs))
     for name, cond in labels:
-        if name in references and len(references) >= 2:
+        if name in refs:
             continue
         for other, other_cond in labels:
             added = extension(name, other)

@@ -16,7 +16,7 @@ from functools import cached_property
 from mlx.extract.nlp import Tokens
 from mlx.extract.rules import Rule
 from mlx.extract.sizes import FROM_TO_PCT, RANGE, SIZE, VARY_RANGE, percent
-from mlx.extract.vocab import NAMES_CHANGE, TRAILER_LINE
+from mlx.extract.vocab import CHANGE, NAMES_CHANGE, TRAILER_LINE
 from mlx.text import Folded
 
 # what a performance effect is an effect on
@@ -284,6 +284,24 @@ NOUN_BEFORE = re.compile(r"(?i)(?:\b(?:a|an|the|this|that|some|any|no|big|small|
                          r"nice|significant)|\d|%|~)[ \t\n]*$")
 CHANGE_DOER = re.compile(r"(?i)\b(?:this|it|these|that|which|they|with)\b")
 
+# "no difference between flushing per packet and flushing at the end of NAPI": two
+# alternatives compared, the change neither of them ("between the patched and the stock
+# kernel", "between v6.1 and v6.1+patch" name it)
+BETWEEN = re.compile(r"(?i)\bbetween[ \t\n]+(.{3,80}?)[ \t\n]+(?:and|vs\.?|versus)[ \t\n]+"
+                     r"(.{3,80}?)(?:[.;:!?]|$)")
+SIDE_OF_CHANGE = re.compile(r"(?i)\b(?:it|them|two|both|with|without|w/o|before|after|"
+                            r"(?:un)?patched|stock|vanilla|baseline|upstream|mainline|old|new|"
+                            r"this|that|these|those|your|his|her|my|our)\b|\bw/|\+|"
+                            r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_))")
+
+
+def alternatives(sentence: str) -> bool:
+    """Does the sentence compare two things, neither of them the change or its absence?"""
+    m = BETWEEN.search(sentence)
+    return m is not None and not SIDE_OF_CHANGE.search(m.group(1)) and \
+        not SIDE_OF_CHANGE.search(m.group(2))
+
+
 # In order: the first rule that turns an effect phrase down names why (``rejections``);
 # each example is a sentence it turns down (``tests/test_extract_statements.py``).
 EFFECT_RULES: tuple[Rule[EffectPhrase], ...] = (
@@ -305,6 +323,8 @@ EFFECT_RULES: tuple[Rule[EffectPhrase], ...] = (
          "A followup patch will use the helper. This greatly improves insertion speed by 30%."),
     Rule("against an earlier version", lambda e: VERSUS_EARLIER.search(e.sent) is not None,
          "Throughput is 4% better than v2 with the lock split."),
+    Rule("two alternatives compared", lambda e: alternatives(e.sent),
+         "There is a 3% throughput gain between flushing per packet and per NAPI poll."),
     Rule("another doer", EffectPhrase.other_doer,
          "On my box a single tc rule added ~5% overhead at 10 Mpps."),
     Rule("a goal or a hope", lambda e: GOAL.search(f"{e.before} {e.span}") is not None or
@@ -334,8 +354,14 @@ WORK_ITEMS = re.compile(r"(?i)\b(?:bunch|number|couple|lot|set|handful|few|sever
 # measurement of the change it answers
 MEASURED_HERE = re.compile(r"(?i)\b(?:i|we)[ \t\n]+(?:have[ \t\n]+|had[ \t\n]+)?(?:measured|"
                            r"benchmarked|tested|observed|seen|saw|see)\b")
+# "This prevents performance degradation due to unaligned access or even a crash": a fix's
+# reason, the harm it keeps from happening, no effect it was seen to have
+AVERTED = re.compile(r"(?i)\b(?:prevent|avoid)(?:s|ed|ing)?\b[^.;]{0,40}?\b(?:degradation|"
+                     r"regressions?|slowdowns?|drops?|penalt(?:y|ies)|stalls?)\b")
 # ... and what turns down an effect stated without a size
 UNSIZED_RULES: tuple[Rule[EffectPhrase], ...] = (
+    Rule("a harm averted", lambda e: AVERTED.search(e.sent) is not None,
+         "This prevents performance degradation due to unaligned access or even a crash."),
     Rule("changes counted as work", lambda e: WORK_ITEMS.search(e.sent) is not None,
          "A bunch of small performance improvements and bugfixes were applied."),
     Rule("no size and nothing asserted", lambda e: not (

@@ -154,6 +154,9 @@ ITEM_START = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]|\(?\w{1,3}[.)][ \t]|"
 CLAUSE_REACH = 160  # characters around a value read for its clause
 MAX_PARAGRAPH = 8000  # a longer paragraph is no prose (a log): its head only
 SOFT_WRAP = 45  # a line at least this long, not ending a sentence, wraps into the next
+# ... unless it or the next is aligned in columns ("    baseline hash:       18795587pps" over
+# "    set with 1000 full, ranged entries:   14358957pps"): a tool's lines, no wrapped prose
+ALIGNED = re.compile(r"\S(?: {3,}|\t)\S")
 
 
 def label_before(p: Paragraph, start: int) -> str | None:
@@ -201,7 +204,8 @@ class Paragraph:
             pos += len(line)
             if k + 1 < len(lines):
                 soft = len(line.strip()) >= SOFT_WRAP and not line.rstrip().endswith(
-                    (":", ".", "!", "?")) and not ITEM_START.match(lines[k + 1])
+                    (":", ".", "!", "?")) and not ITEM_START.match(lines[k + 1]) and \
+                    not ALIGNED.search(line) and not ALIGNED.search(lines[k + 1])
                 parts.append(" " if soft else "\n")
                 pos += 1
         return cls("".join(parts)[:MAX_PARAGRAPH], starts)

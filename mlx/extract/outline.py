@@ -12,8 +12,16 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mlx.extract.conditions import Label, condition_of, effective_conditions, resolve, short_name
+from mlx.extract.conditions import (
+    Label,
+    condition_of,
+    effective_conditions,
+    references,
+    resolve,
+    short_name,
+)
 from mlx.extract.document import Document, outline_position
+from mlx.extract.measured import ALIGNED, SOFT_WRAP
 from mlx.rows import Condition, ResultRow
 
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
@@ -114,19 +122,40 @@ class _Context:
             self.command, self.cmd, self.command_labels = None, {}, 0
 
 
+# where a sentence ends inside a line: "... for you. Before your"
+SENTENCE_END = re.compile(r"[.!?][ \t]+(?=[A-Z])")
+WRAPPED_LINES = 3  # lines above a label line its sentence may have started on
+LEAD_WORDS = 4  # the words a wrapped label names its condition in ("Before your change (...)")
+
+
 def _prose_label(doc: Document, i: int) -> str:
-    """The label a sentence ending in ":" gives the runs below it: its own words, with the
-    line above it when the sentence started there."""
-    text = doc.text(i).strip().rstrip(":")
-    if i > 0 and doc.text(i - 1).strip() and not doc.text(i - 1).rstrip().endswith((".", ":")):
-        text = doc.text(i - 1).strip() + " " + text
-    return text[-120:]
+    """The label a sentence ending in ":" gives the runs below it: its own words, from
+    where the sentence started on the lines above ("... run that for you. Before your" /
+    "change (net-next a couple of weeks old):")."""
+    parts = [doc.text(i).strip().rstrip(":")]
+    k = i
+    while k > 0 and i - k < WRAPPED_LINES and doc.depth(k - 1) == doc.depth(i) and \
+            _wraps(doc.text(k - 1)):
+        k -= 1
+        parts.insert(0, doc.text(k).strip())
+    text = " ".join(parts)
+    begin = max((m.end() for m in SENTENCE_END.finditer(text)), default=0)
+    return text[begin:][:160]
+
+
+def _wraps(text: str) -> bool:
+    """Is a line prose wrapped into the next: long, of words, not ending its sentence?"""
+    t = text.strip()
+    return len(t) >= SOFT_WRAP and not t.endswith((".", ":", "!", "?")) and \
+        not ALIGNED.search(t) and sum(w[:1].isalpha() for w in t.split()) >= 0.6 * len(t.split())
 
 
 def _sentence(text: str) -> bool:
-    """A line of prose: eight words or more, most of them no numbers."""
+    """A line of prose: eight words or more, most of them no numbers, not aligned in
+    columns ("    baseline rbtree (match on first field only):    9461059pps")."""
     words = text.split()
-    return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words)
+    return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words) and \
+        not ALIGNED.search(text.strip())
 
 
 # "             Microseconds Microseconds": a line of netperf -O's column titles, no label
@@ -135,11 +164,19 @@ OMNI_HEAD = re.compile(r"(?i)^[ \t]*(?:(?:minimum|maximum|mean|stddev|\d{2}th|pe
                        r"cpu|util|%)[ \t]*)+$")
 
 
+# "  net,port                 28s        [ OK ]": a test script's status line names the test
+# whose numbers follow it, indented under it
+TEST_STATUS = re.compile(r"^(\S[^\t]{0,60}?)(?: {2,}|\t+)(?:\d{1,6}(?:\.\d+)?m?s(?: {2,}|\t+))?"
+                         r"\[ ?(?:OK|PASS|FAIL|SKIP|XFAIL)\s?\]$")
+
+
 def _label_text(text: str) -> tuple[bool, str | None]:
     """(is a label line, its label) for one line; None clears the label."""
     s = text.strip()
     if OMNI_HEAD.match(s):
         return False, None
+    if m := TEST_STATUS.match(s):
+        return True, m.group(1).strip()
     if s.startswith(("- ", "* ", "\u2022 ")):
         s = s[2:].strip()  # "- Before this change:": a bulleted label
     if not s or len(s) > 120 or IPERF_CHATTER.match(s) or ATTRIBUTION.search(s):
@@ -160,10 +197,14 @@ def _label_text(text: str) -> tuple[bool, str | None]:
 def with_context(found: list[tuple[int, ResultRow]], doc: Document,
                   title: str | None = None) -> list[ResultRow]:
     by_line: dict[int, list[ResultRow]] = {}
-    for i, r in found:
-        by_line.setdefault(i, []).append(r)
     ctx: dict[int, _Context] = {}
     out: list[ResultRow] = []
+    # a test script's reference runs ("baseline hash (non-ranged entries)") name no side: the
+    # outline above them does ("after your change:")
+    refs = references([r.label for _, r in found if r.label is not None and
+                       r.condition != "patched"])
+    for i, r in found:
+        by_line.setdefault(i, []).append(replace(r, condition=None) if r.label in refs else r)
     for i in range(max(by_line) + 1):
         line = doc.lines[i]
         c = ctx.setdefault(line.depth, _Context())
@@ -175,33 +216,46 @@ def with_context(found: list[tuple[int, ResultRow]], doc: Document,
                 # "a baseline average of ~9009.96Mbps:" over the runs it averages
                 c.push(outline_position(line.text)[0], _prose_label(doc, i), i)
             continue
-        if line.in_diff:
-            continue
-        text = line.text
-        if (m := COMMAND.search(text)) and ("-" in m.group(1) or "netperf" in m.group(2)):
-            c.set_command(m.group(1).strip())
-            if h := PROMPT_HOST.match(text):
-                c.host = h.group(1)
-            continue
-        is_label, label = _label_text(text)
-        indent = outline_position(text)[0]
-        nxt = doc.next_text(i)
-        if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
-                not OMNI_HEAD.match(text) and (
-                nxt in by_line or TOOL_START.search(doc.text(nxt))):
-            is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
-        if not is_label:
-            if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
-                c.close_labels()  # a paragraph of prose ends what the labels above it named
-            continue
-        if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[0] \
-                and not COMMAND.search(doc.text(nxt)) and \
-                outline_position(doc.text(nxt))[0] <= indent:
-            c.section = label  # a heading above labels that repeat
-            c.close_labels()
-        else:
-            c.push(indent, label, i)
+        if not line.in_diff:
+            _outline_line(c, doc, i, by_line)
     return _implied_conditions(_legend_labels(out, doc), title)
+
+
+def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[ResultRow]]
+                  ) -> None:
+    """What a line without values opens or closes in the outline: a command, a label, a
+    section heading, the end of a labelled block."""
+    text = doc.text(i)
+    if (m := COMMAND.search(text)) and ("-" in m.group(1) or "netperf" in m.group(2)):
+        c.set_command(m.group(1).strip())
+        if h := PROMPT_HOST.match(text):
+            c.host = h.group(1)
+        return
+    is_label, label = _label_text(text)
+    indent = outline_position(text)[0]
+    nxt = doc.next_text(i)
+    if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
+            not OMNI_HEAD.match(text) and (
+            nxt in by_line or TOOL_START.search(doc.text(nxt))):
+        is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
+    if not is_label:
+        if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
+            c.close_labels()  # a paragraph of prose ends what the labels above it named
+        return
+    if label is None and c.labels and all(not doc.text(j).strip()
+                                          for j in range(c.labels[-1].at + 1, i)):
+        return  # "after your change:" over "---" over the output: the fence opens its block
+    if label and text.strip()[:1].islower() and text.rstrip().endswith(":") and \
+            condition_of(" ".join((joined := _prose_label(doc, i)).split()[:LEAD_WORDS])):
+        label = joined  # "... Before your" / "change (net-next):": a wrapped label that leads
+        # with its run's condition
+    if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[1] \
+            and not COMMAND.search(doc.text(nxt)) and \
+            outline_position(doc.text(nxt))[0] <= indent:
+        c.section = label  # a heading above labels that repeat
+        c.close_labels()
+    else:
+        c.push(indent, label, i)
 
 
 # " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words

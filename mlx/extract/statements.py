@@ -27,6 +27,7 @@ from mlx.extract.effect_rules import (
     RUNTIME,
     UNSIZED_RULES,
     EffectPhrase,
+    alternatives,
     asserted,
 )
 from mlx.extract.nlp import Tokens, effect_docs
@@ -276,7 +277,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
     for first, last in doc.sents:
         sent = doc.span(first, last)
         if any(k[0] == first for k in found) or not asserted(sent) or \
-                EARLIER_VERSION.match(sent):
+                EARLIER_VERSION.match(sent) or alternatives(sent):
             continue
         if verdict := _compared(sent):
             found[(first, None)] = Statement(
