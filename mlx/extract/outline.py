@@ -48,6 +48,9 @@ SHORT_LABEL = re.compile(r"^(?!.*\S {3,}\S)[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))"
 TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
                         r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
                         r"^(?:iperf|netperf) |^-{2,3} [\w.:-]{1,60} ping statistics|^PING ")
+# "Wed Dec 23 12:44:47 IST 2020": date(1)'s output above a run says when, not which run
+DATE_LINE = re.compile(r"^[ \t]*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[ \t]+(?:Jan|Feb|Mar|Apr|May|Jun|"
+                       r"Jul|Aug|Sep|Oct|Nov|Dec)[ \t]+\d{1,2}[ \t]+\d{1,2}:\d{2}:\d{2}\b")
 # "The changes slowed down performance by about 8.1% in the case of SRv6.": a sentence
 SENTENCE = re.compile(r"^[A-Z][^:]{40,}[.!?]$")
 # the pair key of a table whose rows are the sides ("before | ..." / "after | ...")
@@ -235,7 +238,7 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
     indent = outline_position(text)[0]
     nxt = doc.next_text(i)
     if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
-            not OMNI_HEAD.match(text) and (
+            not OMNI_HEAD.match(text) and not DATE_LINE.match(text) and (
             nxt in by_line or TOOL_START.search(doc.text(nxt))):
         is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
     if not is_label:
