@@ -327,3 +327,17 @@ def test_each_line_names_its_own_run_before_the_sentence_does() -> None:
            for r in extract_results(body, "[PATCH nf-next] netfilter: foo") if r.unit == "pps"]
     assert got == [(1, 2923517.0, "Without this patch", "baseline"),
                    (2, 2932034.0, "With this patch", "patched")]
+
+
+def test_a_side_is_a_side_of_a_change_only_where_one_is_named() -> None:
+    """In a thread about no patch (a tuning question), "Baseline Test" over the runs names no
+    change: no condition; a label that names one ("with the fix") keeps its side; with no
+    subject known, the labels' sides stand."""
+    body = ("Baseline Test\n=============\n\neth1: 10030972 pps\n\n"
+            "With the ring fix applied:\neth1: 10090000 pps\n")
+    question = "i40e rx_dropped increasing at 10Mpps"
+    got = [(r.value, r.condition) for r in extract_results(body, question)]
+    assert got == [(10030972.0, None), (10090000.0, "patched")]
+    assert [r.condition for r in extract_results(body)] == ["baseline", "patched"]
+    patch = "[PATCH net-next] i40e: refill the rx ring earlier"
+    assert [r.condition for r in extract_results(body, patch)] == ["baseline", "patched"]

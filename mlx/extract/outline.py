@@ -16,6 +16,7 @@ from mlx.extract.conditions import (
     Label,
     condition_of,
     effective_conditions,
+    names_change,
     references,
     resolve,
     short_name,
@@ -198,7 +199,7 @@ def _label_text(text: str) -> tuple[bool, str | None]:
 
 
 def with_context(found: list[tuple[int, ResultRow]], doc: Document,
-                  title: str | None = None) -> list[ResultRow]:
+                  title: str | None = None, change_known: bool = True) -> list[ResultRow]:
     by_line: dict[int, list[ResultRow]] = {}
     ctx: dict[int, _Context] = {}
     out: list[ResultRow] = []
@@ -221,7 +222,11 @@ def with_context(found: list[tuple[int, ResultRow]], doc: Document,
             continue
         if not line.in_diff:
             _outline_line(c, doc, i, by_line)
-    return _implied_conditions(_legend_labels(out, doc), title)
+    out = _implied_conditions(_legend_labels(out, doc), title)
+    if not change_known:
+        out = [r if r.condition is None or names_change(r.label) else replace(r, condition=None)
+               for r in out]
+    return out
 
 
 def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[ResultRow]]

@@ -89,8 +89,11 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     if not found:
         return []
     subj = parse_subject(subject)
-    # a patch's title names what the patch brings: the label naming it is the patched run
-    return with_context(found, doc, subj.title if subj.kind == "patch" else None)
+    # a patch's title names what the patch brings: the label naming it is the patched run;
+    # in a thread about no patch (a question, a status report) a side is a side of a change
+    # only where its label names one ("Baseline Test" over tuning runs names none)
+    return with_context(found, doc, subj.title if subj.kind == "patch" else None,
+                        change_known=subject is None or subj.kind == "patch")
 
 
 # ---------------------------------------------------------------- finding values
