@@ -689,3 +689,14 @@ def test_each_fact_rule_drops_its_example(rule, fact) -> None:
 def test_a_setup_row_has_no_rule_and_setup_wins_over_a_rule() -> None:
     rows = extract_hardware("The I350 has four ports.\n\nTested on my box with an I350.\n")
     assert [(r.text, r.role, r.rule, r.count) for r in rows] == [("I350", "setup", None, 2)]
+
+
+def test_a_utilisation_under_a_cpu_field_is_no_processor() -> None:
+    """"CPU: iperf3 22.5% ksoftirqd 16.6%" below a run is the load of each process; a CPU
+    field naming a part stays a fact."""
+    body = ("Tested on my box.\n\n$ iperf3 -c 192.0.2.1\n"
+            "[  5] 0.00-10.00  sec  10.3 GBytes  8.83 Gbits/sec\n"
+            "CPU: iperf3 22.5% ksoftirqd 16.6%\n")
+    assert [r for r in extract_hardware(body) if r.kind == "cpu"] == []
+    assert [(r.kind, r.text) for r in extract_hardware("Test setup:\nCPU: Xeon Gold 6338\n")
+            if r.kind == "cpu"] == [("cpu", "Xeon Gold 6338")]

@@ -278,7 +278,8 @@ def prompt(text: str) -> re.Match[str] | None:
 
 # "NIC: ENA with LRO", "- Board: Acme PebbleBoard One", "Hardware: c6i instances": a list's
 # field whose name is a kind of hardware gives its value as a fact of that kind (up to
-# " with", a comma or a parenthesis); "CPU: 3 PID: ..." (an oops) and numbers give none
+# " with", a comma or a parenthesis); "CPU: 3 PID: ..." (an oops), numbers and percents give
+# none
 KEYED = {"nic": "nic", "nics": "nic", "network card": "nic", "ethernet": "nic",
          "network adapter": "nic", "board": "board", "platform": "board", "machine": "board",
          "hardware": "board", "laptop": "board",
@@ -295,7 +296,8 @@ MY_PRODUCT = re.compile(r"\b(?:on|with|using|in|breaks|of) (?:my|our) "
 
 def keyed(text: str) -> list[Fact]:
     """A fact a line gives by its field's name, or as "my <product> board"."""
-    if ":" in text and (m := KEY_VALUE.match(text)):
+    # ("CPU: iperf3 22.5% ksoftirqd 16.6%": a utilisation per process, no processor)
+    if ":" in text and (m := KEY_VALUE.match(text)) and "%" not in text[m.start(2):]:
         val = re.split(r"[ \t]*(?:,|\(|;| with\b| on\b| and\b)", m.group(2), maxsplit=1)[0]
         if len(val) >= 3 and not val.isdigit():
             kind = KEYED[m.group(1).lower()]
