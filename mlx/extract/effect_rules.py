@@ -52,7 +52,11 @@ RUNTIME = re.compile("(?i)" + PERF_NOUN.rx.pattern + r"|(?i:\bmemory\b|\bcpu\b|c
                      r"request|transaction)[ -]?rates?\b|"
                      # "the context switch time drops by 8%", "boot time"
                      r"(?:switch|boot|response|completion|execution|processing|wall|system|"
-                     r"user|run)[ -]?times?\b)|"
+                     r"user|run)[ -]?times?\b|"
+                     # a benchmark named: "a huge (49%) drop for some netperf cases"
+                     r"\b(?:net|q|sock|lm|sys|t|d)perf\b|\biperf3?\b|\bneper\b|\bpktgen\b|"
+                     r"\bfio\b|\bhackbench\b|will-it-scale|stress-ng|redis-benchmark|"
+                     r"\bmemtier|\b[td]bench\b|\bwrk\b|\btcrypt\b)|"
                      r"\d[ \t]?(?:[KMGT]?bps|[KMGT]?bits?/s|[KMGT]?B/s|[kKmM]?pps)\b")
 
 # a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or

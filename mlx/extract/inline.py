@@ -19,8 +19,16 @@ import re
 from dataclasses import dataclass, replace
 
 from mlx.extract.conditions import CONDITION_WORDS, condition_of
-from mlx.extract.measured import ITEM_START, Paragraph, clause, label_before, measured, why_not
-from mlx.extract.units import UNIT_PATTERN
+from mlx.extract.measured import (
+    COMPUTED,
+    ITEM_START,
+    Paragraph,
+    clause,
+    label_before,
+    measured,
+    why_not,
+)
+from mlx.extract.units import UNIT_PATTERN, normalize
 from mlx.rows import Condition
 
 # === 4in4 TCP_STREAM: 901.05 Mbits/sec ===
@@ -82,6 +90,9 @@ OF_LINE_RATE = re.compile(r"(?i)[^.!?]*?%[ \t\n]*(?:of[ \t]+)?(?:the[ \t]+)?(?:l
 # 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
+# "between 800 and 850 Mbps", "between 5.0 GBytes/s and 7.6 GBytes/s": the same, in words
+BETWEEN = re.compile(r"(?<![\w.])(?i:between)[ \t]+" + NUM + r"(?:" + GAP + r"(?:" + UNIT_PATTERN
+                     + r"))?[ \t]+and[ \t]+" + NUM + GAP + UNIT + r"(?![\w/])")
 # "1Mbps, 2Mbps, 6Mbps and 54Mbps": a list of rates is a capability, not measurements
 LIST_GAP = re.compile(r"^[ \t]*(?:,|and|or|/)?[ \t]*(?:and|or)?[ \t]*$")
 LABEL_INNER = re.compile(r"(?<![\w.~])((?:[A-Za-z]|v?\d{1,2}\.\d{1,3}[.\w-]*)[\w .+/'#-]{0,60}?"
@@ -188,6 +199,8 @@ def _pairs(p: Paragraph) -> list[Pair]:
                 continue
             if pattern is not ARROW and m.group(6) is None:
                 continue  # "from 3 to 5": no unit, no measurement
+            if COMPUTED.match(text, m.end() - 1):
+                continue  # "5 gbps -> 5*8/10*0.965 = 3.86 gbps": a worked sum, no pair
             # "X without it vs Y with it": words right after a side name its condition
             first_end = max(m.end(g) for g in (1, 2, 3) if m.group(g))
             conds: tuple[Condition | None, Condition | None] = (
@@ -255,7 +268,7 @@ def _pairs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
 def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
              used: list[tuple[int, int]]) -> None:
     """Runs written slashed ("9.1/9.3/9.2 Gbps") or as a range ("5-7 Mpps")."""
-    for pattern in (SLASHED, RANGE):
+    for pattern in (SLASHED, RANGE, BETWEEN):
         for m in pattern.finditer(p.text):
             if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
                 continue
@@ -267,13 +280,18 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
             if not measured(p, m.start(), m.end(), unit):
                 continue
             label = label_before(p, m.start())
+            cond = condition_of(label)
+            if label is None:  # "between 800 and 850 Mbps with it": the side its clause names
+                said = clause(p.text, m.start(), m.end())
+                if (cond := condition_of(said, prose=True)) is not None:
+                    label = _clause_label(said, m.group(0))
             numbers = [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
             if pattern is SLASHED and len(numbers) == 2 and OF_LINE_RATE.match(
                     p.text, m.end(), m.end() + 200):
                 # "9.1/10gbps bi-directional throughput, ~91% of line rate": run / capacity
                 numbers = numbers[:1]
             found += [(p.line_of(m.start()), InlineValue(
-                _num(v), unit, label, condition_of(label),
+                _num(v), unit, label, cond,
                 config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED and len(numbers) > 1
                 else None))
                 for k, v in enumerate(numbers)]
@@ -283,12 +301,14 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                used: list[tuple[int, int]]) -> None:
     """Every other value, with the label before it or the side its sentence names."""
     labelled: dict[int, tuple[str, int]] = {}  # a line's label and where its value ended
+    prev: re.Match[str] | None = None  # the value taken last
     for m in VALUE.finditer(p.text):
         if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
             break
-        if any(a <= m.start() < b for a, b in used) or \
+        if any(a <= m.start() < b for a, b in used) or _restated(p.text, prev, m) or \
                 not measured(p, m.start(2), m.end(), m.group(3)):
             continue
+        prev = m
         label = label_before(p, m.start())
         line = p.hard_start(m.start())
         inner = None
@@ -315,6 +335,16 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                 label, cond = sentence_sides.side(p.text, m.start(), m.end())
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
                                                         cond, config=inner)))
+
+
+def _restated(text: str, prev: re.Match[str] | None, m: re.Match[str]) -> bool:
+    """Is a value the one before it again, in other units and in parentheses ("2270Mb/sec
+    (2270600640bps)", "9.22 Gbps (9220 Mbps)")?"""
+    if prev is None or not re.fullmatch(r"[ \t]*\([ \t]*", text[prev.end():m.start()]) or \
+            not text[m.end():m.end() + 3].lstrip().startswith(")"):
+        return False
+    a, b = normalize(_num(prev.group(2)), prev.group(3)), normalize(_num(m.group(2)), m.group(3))
+    return a is not None and b is not None and a[2] == b[2]
 
 
 # where a sentence ends: ". ", "! ", "? " (not "2.5", "e.g.")

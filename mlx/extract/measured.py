@@ -17,7 +17,10 @@ from mlx.extract.rules import Rule, rejected_by
 from mlx.extract.vocab import LATENCY_CUES
 
 # capacities, configuration and ports: no measurement on these lines
-NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|/half\b|"
+NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bduplex\b|/full\b|/half\b|"
+                          # (not "8.96 Gbits/sec transfer speed", "940 Mbps download speed")
+                          r"(?<!download )(?<!upload )(?<!transfer )(?<!average )(?<!actual )"
+                          r"(?<!effective )(?<!measured )(?<!write )(?<!read )\bspeed\b|"
                           r"exit latency|working with|negotiat|\bsupport(?:s|ed)?\b|\bcapable\b|"
                           r"advertis|\brated\b|window size|\bmss\b|\bport\b|\bmtu\b|\btimeout\b|"
                           r"\binterval\b|\bsleep\b|\bdelay[s]? of\b|\blimit\b|"
@@ -70,6 +73,8 @@ DELTA_AFTER = re.compile(r"[ \t]+or[ \t]+(?:slower|faster|less|more|higher|lower
 DUMP_FIELD = re.compile(r"(?i)\b[rt]x (?:bitrate|duration)[ \t]*:|\bsnoop latency\b|max_idle_ns|"
                         r"^[ \t]*Port \d{1,3}:[ \t]+[0-9a-f]{4}\.[0-9a-f]{4}\b|"
                         r"\bcan operate at\b|\bSuperSpeed[ \t]*\(|\bBit Rate[=:]|"
+                        # top's and qperf's CPU split: "%Cpu(s):  1.8 us, 54.6 sy, 0.0 ni"
+                        r"\bus,[ \t]+\d{1,3}(?:\.\d{1,3})?[ \t]?sy\b|"
                         # lsusb -v's BOS descriptor: "Speed Attribute ID: 1 10Gb/s Symmetric RX"
                         r"\bSpeed Attribute ID:|\bSublink Speed|"
                         # U-Boot loading a file: "7485448 bytes read in 330 ms (21.6 MiB/s)"

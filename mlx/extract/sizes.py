@@ -72,6 +72,9 @@ def percent(text: str) -> float | None:
     m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
     if m:
         return float(m.group(1))
+    m = re.search(r"\bx(\d{1,3}(?:\.\d{1,2})?)[ \t]*[~-][ \t\n]*x(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    if m:  # "by x2 ~ x4": a range of factors, its middle
+        return (float(m.group(1)) + float(m.group(2))) / 2 * 100 - 100
     m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
     if m:  # "2x faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100

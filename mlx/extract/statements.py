@@ -70,8 +70,8 @@ def stated(text: str, low: str | None = None) -> bool:
     return sized(text, low) or PERF_NOUN.search(text, low) is not None
 
 
-# "7%", "~7 %", "15-20 %", "-25.7%"
-PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?%?$"
+# "7%", "~7 %", "15-20 %", "-25.7%", "70%+" (at least)
+PCT = r"^[-+~]?\d{1,4}(?:\.\d{1,3})?(?:%\+?)?$"
 
 
 def effect_patterns() -> list[list[dict[str, Any]]]:
@@ -119,8 +119,10 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
          {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
                            "pps", "iops"]}}],
         [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
-        # "2x faster", "3 times better"
+        # "2x faster", "3 times better"; "improves throughput by x2 ~ x4"
         [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
+        [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False},
+         {"LOWER": "by"}, {"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}],
         [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
         [effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
         [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun],

@@ -15,8 +15,9 @@ import re
 # (``mlx.extract.inline.UNIT`` is built from it, so a unit ``normalize`` knows is a unit the
 # prose, table and caption readers find) and the words the body prefilter looks for.
 SPELLINGS = (
-    r"[kKMGT]i?[bB]its?/s(?:ec)?", r"[KMGT]?bps", r"[kmg]bps", r"[kKMGT]i?b/s",
-    r"[kKMGT]i?B/s", r"[kKMGT]i?Bytes/s(?:ec)?", r"[KMGT]Bps",
+    r"[kKMGT]i?[bB]its?/s(?:ec)?", r"[KMGT]?bps", r"[kmg]bps", r"[kKMGT]i?b/s(?:ec)?",
+    # (qperf writes "bw = 4.12 GB/sec")
+    r"[kKMGT]i?B/s(?:ec)?", r"[kKMGT]i?Bytes/s(?:ec)?", r"[KMGT]Bps",
     # "950000 packets per second", "944506 xmit/s", "12000 frames/s": packet rates
     r"(?:packets|pkts?|frames)(?:/s(?:ec)?|[ \t]per[ \t]sec(?:ond)?)", r"(?:redir|xmit)/s",
     r"[kKmMG]?pps", r"[kKM]?IOPS",
@@ -34,9 +35,9 @@ BIT_PREFIX = {"": 1e-6, "k": 1e-3, "m": 1.0, "g": 1e3, "t": 1e6}
 BYTE_PREFIX_POW2 = {"": 1 / 2**20, "k": 1 / 2**10, "m": 1.0, "g": 2**10, "t": 2**20}
 # "Mbits/sec" "Gbit/s" "Mbps" "Gb/s" "bits/sec" "MBit/s" (a lowercase b: bits)
 # ("mbps" written lowercase means Mbit/s, not millibits)
-BITS = re.compile(r"^([kKmMgGtT]?)(?:[bB]its?/s(?:ec)?|bps|b/s)$")
+BITS = re.compile(r"^([kKmMgGtT]?)(?:[bB]its?/s(?:ec)?|bps|b/s(?:ec)?)$")
 # "MBytes/sec" "MB/s" "KBytes/sec" "GB/s" "MiB/s" (a capital B: bytes)
-BYTES = re.compile(r"^([kKmMgGtT]?)(i?)(?:[bB]ytes?/s(?:ec)?|B/s|Bps)$")
+BYTES = re.compile(r"^([kKmMgGtT]?)(i?)(?:[bB]ytes?/s(?:ec)?|B/s(?:ec)?|Bps)$")
 # netperf: "10^6bits/sec" "10^9bits/s" "10^3bits/s"
 NETPERF_BITS = re.compile(r"(?i)^10\^(\d+)bits/s(?:ec)?$")
 PPS = re.compile(r"(?i)^([kmg]?)pps$")
