@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from mlx.extract.conditions import condition_of, names_change
 from mlx.extract.nlp import Tokens
 from mlx.extract.rules import Rule
 from mlx.extract.sizes import FROM_TO_PCT, RANGE, SIZE, VARY_RANGE, percent
-from mlx.extract.vocab import CHANGE, NAMES_CHANGE, TRAILER_LINE
+from mlx.extract.vocab import NAMES_CHANGE, TRAILER_LINE
 from mlx.text import Folded
 
 # what a performance effect is an effect on
@@ -293,17 +294,20 @@ CHANGE_DOER = re.compile(r"(?i)\b(?:this|it|these|that|which|they|with)\b")
 # kernel", "between v6.1 and v6.1+patch" name it)
 BETWEEN = re.compile(r"(?i)\bbetween[ \t\n]+(.{3,80}?)[ \t\n]+(?:and|vs\.?|versus)[ \t\n]+"
                      r"(.{3,80}?)(?:[.;:!?]|$)")
-SIDE_OF_CHANGE = re.compile(r"(?i)\b(?:it|them|two|both|with|without|w/o|before|after|"
-                            r"(?:un)?patched|stock|vanilla|baseline|upstream|mainline|old|new|"
-                            r"this|that|these|those|your|his|her|my|our)\b|\bw/|\+|"
-                            r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_))")
+# a side that is the change, its absence or both: "it", "the two", "v6.1+patch", "stock"
+SIDE_WORDS = re.compile(r"(?i)\b(?:it|them|two|both|this|that|these|those|your|old|new|"
+                        r"upstream|mainline)\b|\+")
+
+
+def _names_a_side(words: str) -> bool:
+    return condition_of(words) is not None or names_change(words) or \
+        SIDE_WORDS.search(words) is not None
 
 
 def alternatives(sentence: str) -> bool:
     """Does the sentence compare two things, neither of them the change or its absence?"""
     m = BETWEEN.search(sentence)
-    return m is not None and not SIDE_OF_CHANGE.search(m.group(1)) and \
-        not SIDE_OF_CHANGE.search(m.group(2))
+    return m is not None and not _names_a_side(m.group(1)) and not _names_a_side(m.group(2))
 
 
 # In order: the first rule that turns an effect phrase down names why (``rejections``);

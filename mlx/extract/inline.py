@@ -93,6 +93,10 @@ RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + G
 # "between 800 and 850 Mbps", "between 5.0 GBytes/s and 7.6 GBytes/s": the same, in words
 BETWEEN = re.compile(r"(?<![\w.])(?i:between)[ \t]+" + NUM + r"(?:" + GAP + r"(?:" + UNIT_PATTERN
                      + r"))?[ \t]+and[ \t]+" + NUM + GAP + UNIT + r"(?![\w/])")
+# "Before:  2257 2270 2270  Mb/sec": the runs of one test, the unit after the last
+RUNS = re.compile(r"(?<![\w.,/+-])(" + NUM + r"(?:[ \t]+" + NUM + r"){1,9})" + r"[ \t]{0,12}" + UNIT
+                  + r"(?![\w/])")
+RUN_SPREAD = 1.5  # runs of one test are this close (not "1500  9412.3 Mbps": a size, a value)
 # "1Mbps, 2Mbps, 6Mbps and 54Mbps": a list of rates is a capability, not measurements
 LIST_GAP = re.compile(r"^[ \t]*(?:,|and|or|/)?[ \t]*(?:and|or)?[ \t]*$")
 LABEL_INNER = re.compile(r"(?<![\w.~])((?:[A-Za-z]|v?\d{1,2}\.\d{1,3}[.\w-]*)[\w .+/'#-]{0,60}?"
@@ -268,14 +272,19 @@ def _pairs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
 def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
              used: list[tuple[int, int]]) -> None:
     """Runs written slashed ("9.1/9.3/9.2 Gbps") or as a range ("5-7 Mpps")."""
-    for pattern in (SLASHED, RANGE, BETWEEN):
+    for pattern in (RUNS, SLASHED, RANGE, BETWEEN):
         for m in pattern.finditer(p.text):
             if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
                 continue
             if pattern is SLASHED and LINK_SPEEDS.match(m.group(0)):
                 used.append(m.span())  # "10/100/1000 Mbps": the speeds a port supports
                 continue
-            unit = m.group(4) if pattern is SLASHED else m.group(3)
+            if pattern is RUNS:
+                numbers = [_num(n) for n in re.findall(NUM, m.group(1))]
+                if min(numbers) <= 0 or max(numbers) > RUN_SPREAD * min(numbers):
+                    continue
+            unit = m.group(m.lastindex or 0) if pattern is RUNS else \
+                m.group(4) if pattern is SLASHED else m.group(3)
             used.append(m.span())
             if not measured(p, m.start(), m.end(), unit):
                 continue
@@ -285,7 +294,8 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                 said = clause(p.text, m.start(), m.end())
                 if (cond := condition_of(said, prose=True)) is not None:
                     label = _clause_label(said, m.group(0))
-            numbers = [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
+            numbers = re.findall(NUM, m.group(1)) if pattern is RUNS else \
+                [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
             if pattern is SLASHED and len(numbers) == 2 and OF_LINE_RATE.match(
                     p.text, m.end(), m.end() + 200):
                 # "9.1/10gbps bi-directional throughput, ~91% of line rate": run / capacity

@@ -52,9 +52,9 @@ BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_MAERTS", "THROUGHPUT", "oper
                "data pts", "Interim", "atency", "_per_second", "IOPS", "rtt min", "round-trip",
                "icmp_seq", "nstat", tools.OPENSSL_LEGEND)
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
-# a digit followed by a unit: the line may hold a value
-UNIT_HINT = re.compile(r"\d[ \t]?(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|"
-                       r"[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
+# a digit followed by a unit, maybe across an aligned gap: the line may hold a value
+UNIT_HINT = re.compile(r"\d[ \t]{0,12}(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|"
+                       r"[Tt]rans|[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
 # "4104882": a number alone on its line
 BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
