@@ -280,8 +280,8 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                 used.append(m.span())  # "10/100/1000 Mbps": the speeds a port supports
                 continue
             if pattern is RUNS:
-                numbers = [_num(n) for n in re.findall(NUM, m.group(1))]
-                if min(numbers) <= 0 or max(numbers) > RUN_SPREAD * min(numbers):
+                runs = [_num(n) for n in re.findall(NUM, m.group(1))]
+                if min(runs) <= 0 or max(runs) > RUN_SPREAD * min(runs):
                     continue
             unit = m.group(m.lastindex or 0) if pattern is RUNS else \
                 m.group(4) if pattern is SLASHED else m.group(3)

@@ -22,7 +22,7 @@ from mlx.extract.conditions import (
     short_name,
 )
 from mlx.extract.document import Document, outline_position
-from mlx.extract.measured import ALIGNED, SOFT_WRAP
+from mlx.extract.measured import ALIGNED
 from mlx.rows import Condition, ResultRow
 
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
@@ -148,10 +148,10 @@ def _prose_label(doc: Document, i: int) -> str:
 
 
 def _wraps(text: str) -> bool:
-    """Is a line prose wrapped into the next: long, of words, not ending its sentence?"""
+    """Is a line prose wrapped into the next: words, not ending its sentence, not aligned?"""
     t = text.strip()
-    return len(t) >= SOFT_WRAP and not t.endswith((".", ":", "!", "?")) and \
-        not ALIGNED.search(t) and sum(w[:1].isalpha() for w in t.split()) >= 0.6 * len(t.split())
+    return bool(t) and not t.endswith((".", ":", "!", "?")) and not ALIGNED.search(t) and \
+        sum(w[:1].isalpha() for w in t.split()) >= 0.6 * len(t.split())
 
 
 def _sentence(text: str) -> bool:
