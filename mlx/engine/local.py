@@ -37,14 +37,15 @@ class LocalEngine:
         self.pool: ProcessPoolExecutor | None = None
         self.warm = warm
         self.forked = False
+        self.ctx: Any = None  # the pool's multiprocessing context
 
     def __enter__(self) -> LocalEngine:
         if self.workers > 1:
             # fork: no re-import of the caller's __main__ (scripts without a main
             # guard, notebooks) and no start-up cost; spawn where fork does not exist
             methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+            self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self.ctx,
                                             initializer=mark_worker)
         return self
 
@@ -62,8 +63,14 @@ class LocalEngine:
         yield from in_order(chunks, lambda chunk: self._submit(fn, chunk), 2 * self.workers)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn`` in a process of its own, once the chunks are done: the pool's workers (each
+        with the extractors' caches and spaCy's grown Vocab) are let go first, so the link
+        pass's memory is not added to theirs (the ingest's peak stays that of its chunks)."""
         if self.pool is None:
             return fn(*args)
+        self.pool.shutdown(wait=True)
+        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=self.ctx)
+        self.forked = False  # (a new pool: it forks on its first submit)
         result: T = task_result(self._submit(fn, *args))
         return result
 
