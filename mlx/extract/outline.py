@@ -239,13 +239,9 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
         if h := PROMPT_HOST.match(text):
             c.host = h.group(1)
         return
-    is_label, label = _label_text(text)
+    is_label, label = _line_label(doc, i, by_line)
     indent = outline_position(text)[0]
     nxt = doc.next_text(i)
-    if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
-            not OMNI_HEAD.match(text) and not DATE_LINE.match(text) and (
-            nxt in by_line or TOOL_START.search(doc.text(nxt))):
-        is_label, label = True, text.strip()  # "DCHE = 0b" right above its runs
     if not is_label:
         if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
             c.close_labels()  # a paragraph of prose ends what the labels above it named
@@ -257,13 +253,27 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
             condition_of(" ".join((joined := _prose_label(doc, i)).split()[:LEAD_WORDS])):
         label = joined  # "... Before your" / "change (net-next):": a wrapped label that leads
         # with its run's condition
-    if label and nxt is not None and nxt not in by_line and _label_text(doc.text(nxt))[1] \
+    if label and nxt is not None and nxt not in by_line and _line_label(doc, nxt, by_line)[1] \
             and not COMMAND.search(doc.text(nxt)) and \
             outline_position(doc.text(nxt))[0] <= indent:
-        c.section = label  # a heading above labels that repeat
-        c.close_labels()
+        c.section = label  # a heading above labels that repeat ("Pinned to same core:" over
+        c.close_labels()  # "epoll" / "82.2 Gbps" / "io_uring" / "116.2 Gbps")
     else:
         c.push(indent, label, i)
+
+
+def _line_label(doc: Document, i: int, by_line: dict[int, list[ResultRow]]
+                ) -> tuple[bool, str | None]:
+    """(is a label line, its label) for line ``i``: a label by its words (``_label_text``),
+    or a short line right above the runs it names ("DCHE = 0b", "epoll")."""
+    text = doc.text(i)
+    is_label, label = _label_text(text)
+    nxt = doc.next_text(i)
+    if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
+            not OMNI_HEAD.match(text) and not DATE_LINE.match(text) and (
+            nxt in by_line or TOOL_START.search(doc.text(nxt))):
+        return True, text.strip()
+    return is_label, label
 
 
 # " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words
