@@ -33,9 +33,9 @@ FLOORS = {
         "claims_precision": 0.98,
         "prose_recall": 0.80,
         "prose_precision": 0.92,
-        "condition": 0.88,
+        "condition": 0.90,
         "hardware_setup_recall": 0.83,
-        "hardware_setup_precision": 0.84,
+        "hardware_setup_precision": 0.85,
     },
 }
 MAX_NEGATIVE_ROWS = {"heldout": 29, "dev": 3}
