@@ -341,3 +341,42 @@ def test_a_side_is_a_side_of_a_change_only_where_one_is_named() -> None:
     assert [r.condition for r in extract_results(body)] == ["baseline", "patched"]
     patch = "[PATCH net-next] i40e: refill the rx ring earlier"
     assert [r.condition for r in extract_results(body, patch)] == ["baseline", "patched"]
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    # qperf's "bw = 4.12 GB/sec"
+    ("    bw  =  4.12 GB/sec\n", [(4.12, "GB/sec")]),
+    # a range in words is two values; a first side with a unit of its own keeps it
+    ("I get between 800 and 850 Mbps on this box.\n", [(800.0, "Mbps"), (850.0, "Mbps")]),
+    ("It varies between 800 Kbps and 1.2 Gbps here.\n", [(800.0, "Kbps"), (1.2, "Gbps")]),
+    # the same value in other units, in parentheses, is one value; another value is not
+    ("Bandwidth ~3.2GB/s (25.0 Gbit/s) on the wire side.\n", [(3.2, "GB/s")]),
+    ("After: 4.2 Mpps (3.9 Mpps)\n", [(4.2, "Mpps"), (3.9, "Mpps")]),
+    # a measured speed
+    ("That resulted in 8.96 Gbits/sec transfer speed.\n", [(8.96, "Gbits/sec")]),
+    # the runs of one test on a line; a count and a value are no runs
+    ("Before:           2257 2270 2270           Mb/sec\n",
+     [(2257.0, "Mb/sec"), (2270.0, "Mb/sec"), (2270.0, "Mb/sec")]),
+    ("$ iperf3 -P 8 9.4 Gbps\n", [(9.4, "Gbps")]),
+    # top's CPU split is no latency; an arrow into a worked sum is no pair
+    ("%Cpu(s):  1.8 us, 54.6 sy,  0.0 ni, 43.6 id\n", []),
+    ("So 5 gbps -> 5*8/10*0.965 = 3.86 gbps of payload.\n", [(5.0, "gbps")]),
+])
+def test_values_of_more_shapes(text: str, values: list[tuple[float, str]]) -> None:
+    assert [(r.value, r.unit) for r in extract_results(text)] == values
+
+
+def test_a_heading_with_a_condition_holds_the_short_labels_under_it() -> None:
+    """"Without the patch:" over "TCP_RR" / "45000 trans/s" / "UDP_RR" / ...: the heading is
+    each run's condition, the short labels their configuration."""
+    body = ("Without the patch:\n\nTCP_RR\n45000 trans/s\n\nUDP_RR\n52000 trans/s\n\n"
+            "With the patch:\n\nTCP_RR\n47000 trans/s\n\nUDP_RR\n53000 trans/s\n")
+    got = [(r.value, r.condition, r.config) for r in extract_results(body, "[PATCH] net: x")]
+    assert got == [(45000.0, "baseline", "TCP_RR"), (52000.0, "baseline", "UDP_RR"),
+                   (47000.0, "patched", "TCP_RR"), (53000.0, "patched", "UDP_RR")]
+
+
+def test_a_date_above_a_run_is_no_label() -> None:
+    body = "With the patch:\n\nWed Dec 23 12:44:47 IST 2020\neth1: 10090000 pps\n"
+    assert [(r.label, r.condition) for r in extract_results(body, "[PATCH] net: x")] == [
+        ("With the patch", "patched")]

@@ -38,6 +38,7 @@ class LocalEngine:
         self.warm = warm
         self.forked = False
         self.ctx: Any = None  # the pool's multiprocessing context
+        self.released = False  # call() let the workers go
 
     def __enter__(self) -> LocalEngine:
         if self.workers > 1:
@@ -56,6 +57,8 @@ class LocalEngine:
     def map(self, fn: Callable[[Chunk], ChunkResult],
             chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, ChunkResult]]:
         """``fn`` (picklable: a partial of ``run_chunk``) over every chunk, in order."""
+        if self.released:
+            raise RuntimeError("the engine's workers were let go by call()")
         if self.pool is None:
             for chunk in chunks:
                 yield chunk, fn(chunk)
@@ -63,24 +66,31 @@ class LocalEngine:
         yield from in_order(chunks, lambda chunk: self._submit(fn, chunk), 2 * self.workers)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn`` in a process of its own, once the chunks are done: the pool's workers (each
-        with the extractors' caches and spaCy's grown Vocab) are let go first, so the link
-        pass's memory is not added to theirs (the ingest's peak stays that of its chunks)."""
+        """``fn`` in a process of its own: the last task of a run (the link pass).  The chunk
+        workers (each with the extractors' caches and spaCy's grown Vocab) are let go first,
+        so its memory is not added to theirs; no chunk can be mapped after it."""
+        if self.released:
+            raise RuntimeError("the engine's workers were let go by call()")
         if self.pool is None:
             return fn(*args)
         self.pool.shutdown(wait=True)
-        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=self.ctx)
-        self.forked = False  # (a new pool: it forks on its first submit)
-        result: T = task_result(self._submit(fn, *args))
+        self.pool, self.released = None, True
+        self._join_warm_up()
+        with ProcessPoolExecutor(max_workers=1, mp_context=self.ctx) as one:
+            result: T = task_result(one.submit(fn, *args))
         return result
+
+    def _join_warm_up(self) -> None:
+        """A process must not fork while the warm-up thread runs (its import lock)."""
+        if self.warm is not None:
+            self.warm.join()
+            self.warm = None
 
     def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         assert self.pool is not None
         if not self.forked:  # the pool forks every process on its first submit
             self.forked = True
-            if self.warm is not None:
-                self.warm.join()
-                self.warm = None
+            self._join_warm_up()
             # what the driver holds is frozen in the workers: their collections (the
             # first after their first chunk, mlx.pipeline's settle) do not walk it
             gc.freeze()

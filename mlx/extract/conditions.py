@@ -62,14 +62,15 @@ BOTH = re.compile(r"(?i)\bwith/without\b|\bwithout/with\b|\bbefore (?:and|&|/) ?
 
 # "with this patch", "commit 1a2b3c4d^", "6.1 + fix", "reverted", "the bad commit": a label
 # that names a change (not "Baseline Test", "before", "was", "stock")
-CHANGE_NAMED = re.compile(r"(?i)(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_))|\b[0-9a-f]{7,40}\b|"
+CHANGE_NAMED = re.compile(r"(?i)(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_))|"
+                          r"\b(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}\b|"  # a commit, not "10000000"
                           r"\brevert(?:ed|ing)?\b|\b(?:good|bad)[ \t]+(?:commit|kernel|build)\b")
 
 
 def names_change(label: str | None) -> bool:
     """Does a label name a change, so that its side is a side of that change even in a thread
     about no patch?"""
-    return bool(label) and CHANGE_NAMED.search(label or "") is not None
+    return label is not None and CHANGE_NAMED.search(label) is not None
 
 
 def condition_of(label: str | None, prose: bool = False) -> Condition | None:

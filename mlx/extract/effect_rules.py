@@ -60,6 +60,8 @@ RUNTIME = re.compile("(?i)" + PERF_NOUN.rx.pattern + r"|(?i:\bmemory\b|\bcpu\b|c
                      r"\bmemtier|\b[td]bench\b|\bwrk\b|\btcrypt\b)|"
                      r"\d[ \t]?(?:[KMGT]?bps|[KMGT]?bits?/s|[KMGT]?B/s|[kKmM]?pps)\b")
 
+# "... by x2 ~ x4": the second end of a range of factors, after an effect phrase's "x2"
+FACTOR_TAIL = re.compile(r"[ \t]*[~-][ \t\n]*x\d{1,3}(?:\.\d{1,2})?\b")
 # a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or
 # five percents or more in one "sentence"
 LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")
@@ -160,6 +162,8 @@ class EffectPhrase:
     def pct(self) -> float | None:
         """The size it states, in percent (None for an effect without a size)."""
         sent, span = self.sent, self.span
+        if FACTOR_TAIL.match(tail := self.doc.text[self.doc.ends[self.end - 1]:][:16]):
+            span += tail  # "by x2 ~ x4": a range of factors, past the phrase's last token
         pct = percent(span) if SIZE.search(span) else None
         if pct is not None and self.doc.token(self.end - 1).lower() == "half" and \
                 self.end < len(self.doc) and self.doc.token(self.end).lower() == "of":
@@ -289,24 +293,28 @@ NOUN_BEFORE = re.compile(r"(?i)(?:\b(?:a|an|the|this|that|some|any|no|big|small|
                          r"nice|significant)|\d|%|~)[ \t\n]*$")
 CHANGE_DOER = re.compile(r"(?i)\b(?:this|it|these|that|which|they|with)\b")
 
-# "no difference between flushing per packet and flushing at the end of NAPI": two
-# alternatives compared, the change neither of them ("between the patched and the stock
-# kernel", "between v6.1 and v6.1+patch" name it)
-BETWEEN = re.compile(r"(?i)\bbetween[ \t\n]+(.{3,80}?)[ \t\n]+(?:and|vs\.?|versus)[ \t\n]+"
-                     r"(.{3,80}?)(?:[.;:!?]|$)")
+# "no difference between flushing per packet and flushing at the end of NAPI", "a
+# head-to-head comparison between AirOS with TDMA and openwrt with CSMA": two alternatives
+# compared, the change neither of them ("between the patched and the stock kernel",
+# "between v6.1 and v6.1+patch" name it; "cuts latency between the host and the guest" is
+# a path, no comparison)
+COMPARED_PAIR = re.compile(r"(?i)\b(?:difference|differences|gap|delta|gain|comparison|"
+                           r"compared)[ \t\n]+(?:\w+[ \t\n]+){0,2}?between[ \t\n]+(.{3,80}?)"
+                           r"[ \t\n]+(?:and|vs\.?|versus)[ \t\n]+(.{3,80}?)"
+                           r"(?:[.;:!?,]|[ \t\n]by\b|$)")
 # a side that is the change, its absence or both: "it", "the two", "v6.1+patch", "stock"
-SIDE_WORDS = re.compile(r"(?i)\b(?:it|them|two|both|this|that|these|those|your|old|new|"
-                        r"upstream|mainline)\b|\+")
+SIDE_PRONOUNS = re.compile(r"(?i)\b(?:it|them|two|both|this|that|these|those|your|old|new|"
+                           r"upstream|mainline)\b|\+")
 
 
 def _names_a_side(words: str) -> bool:
     return condition_of(words) is not None or names_change(words) or \
-        SIDE_WORDS.search(words) is not None
+        SIDE_PRONOUNS.search(words) is not None
 
 
 def alternatives(sentence: str) -> bool:
     """Does the sentence compare two things, neither of them the change or its absence?"""
-    m = BETWEEN.search(sentence)
+    m = COMPARED_PAIR.search(sentence)
     return m is not None and not _names_a_side(m.group(1)) and not _names_a_side(m.group(2))
 
 

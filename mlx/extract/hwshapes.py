@@ -297,7 +297,7 @@ MY_PRODUCT = re.compile(r"\b(?:on|with|using|in|breaks|of) (?:my|our) "
 def keyed(text: str) -> list[Fact]:
     """A fact a line gives by its field's name, or as "my <product> board"."""
     # ("CPU: iperf3 22.5% ksoftirqd 16.6%": a utilisation per process, no processor)
-    if ":" in text and (m := KEY_VALUE.match(text)) and "%" not in text[m.start(2):]:
+    if ":" in text and (m := KEY_VALUE.match(text)) and "%" not in text[m.start(2):m.end(2) + 2]:
         val = re.split(r"[ \t]*(?:,|\(|;| with\b| on\b| and\b)", m.group(2), maxsplit=1)[0]
         if len(val) >= 3 and not val.isdigit():
             kind = KEYED[m.group(1).lower()]

@@ -15,6 +15,7 @@ delays, hypothetical and target values (``line rate is 14.88 Mpps``, ``should re
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -58,9 +59,9 @@ SIDE = r"[~<>]?" + NUM + r"(?:/" + NUM + r")?(?:" + GAP + UNIT + r")?"
 # from 55Gbps to 71Gbps    went from 730 Mbps to 1.9 Gbps    from ~540 to 870 Mbit/s
 # from 494/432 Mbit/s for TCP transfers (download/upload) to 438/343 Mbit/s
 # (a side may be hedged: "from around 230 Mbit/s and to 280Mbit/s")
-HEDGE = r"(?:(?:around|about|approx\.?|approximately|roughly|nearly|almost)[ \t]+)?"
-FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + HEDGE + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+"
-                     r"(?:up |down )?to[ \t]+" + HEDGE + SIDE + r"(?![\w/])")
+FROM_HEDGE = r"(?:(?:around|about|approx\.?|approximately|roughly|nearly|almost)[ \t]+)?"
+FROM_TO = re.compile(r"(?i)\bfrom[ \t]+" + FROM_HEDGE + SIDE + r"(?:[ \t]+[^\d\n]{0,50}?)?[ \t]+"
+                     r"(?:up |down )?to[ \t]+" + FROM_HEDGE + SIDE + r"(?![\w/])")
 # a 12% drop (790 to 695 Mbps): a pair in parentheses
 IN_PARENS = re.compile(r"\([ \t]*" + SIDE + r"[ \t]+to[ \t]+" + SIDE + r"[ \t]*\)")
 # no real difference with (4.1 Mpps) and without (4.0 Mpps) the series: each side in
@@ -91,11 +92,14 @@ OF_LINE_RATE = re.compile(r"(?i)[^.!?]*?%[ \t\n]*(?:of[ \t]+)?(?:the[ \t]+)?(?:l
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
 # "between 800 and 850 Mbps", "between 5.0 GBytes/s and 7.6 GBytes/s": the same, in words
-BETWEEN = re.compile(r"(?<![\w.])(?i:between)[ \t]+" + NUM + r"(?:" + GAP + r"(?:" + UNIT_PATTERN
-                     + r"))?[ \t]+and[ \t]+" + NUM + GAP + UNIT + r"(?![\w/])")
+# (a first side in another unit, "between 800 Kbps and 1.2 Gbps", is two values of their own)
+RANGE_WORDS = re.compile(r"(?<![\w.])(?i:between)[ \t]+" + NUM + r"(?:" + GAP + r"(?P<first>"
+                         + UNIT_PATTERN + r"))?[ \t]+and[ \t]+" + NUM + GAP + r"(?P<unit>"
+                         + UNIT_PATTERN + r")(?![\w/])")
+ALIGNED_GAP = 12  # blanks an aligned column may put between a value and its unit
 # "Before:  2257 2270 2270  Mb/sec": the runs of one test, the unit after the last
-RUNS = re.compile(r"(?<![\w.,/+-])(" + NUM + r"(?:[ \t]+" + NUM + r"){1,9})" + r"[ \t]{0,12}" + UNIT
-                  + r"(?![\w/])")
+RUNS = re.compile(r"(?<![\w.,/+-])(?P<runs>" + NUM + r"(?:[ \t]+" + NUM + r"){1,9})[ \t]{0,"
+                  + str(ALIGNED_GAP) + r"}(?P<unit>" + UNIT_PATTERN + r")(?![\w/])")
 RUN_SPREAD = 1.5  # runs of one test are this close (not "1500  9412.3 Mbps": a size, a value)
 # "1Mbps, 2Mbps, 6Mbps and 54Mbps": a list of rates is a capability, not measurements
 LIST_GAP = re.compile(r"^[ \t]*(?:,|and|or|/)?[ \t]*(?:and|or)?[ \t]*$")
@@ -271,31 +275,25 @@ def _pairs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
 
 def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
              used: list[tuple[int, int]]) -> None:
-    """Runs written slashed ("9.1/9.3/9.2 Gbps") or as a range ("5-7 Mpps")."""
-    for pattern in (RUNS, SLASHED, RANGE, BETWEEN):
+    """Runs written on one line ("Before: 2257 2270 2270 Mb/sec"), slashed ("9.1/9.3/9.2
+    Gbps") or as a range ("5-7 Mpps", "between 800 and 850 Mbps")."""
+    for pattern in (RUNS, SLASHED, RANGE, RANGE_WORDS):
         for m in pattern.finditer(p.text):
             if len(found) >= MAX_PER_LINE or any(a <= m.start() < b for a, b in used):
                 continue
             if pattern is SLASHED and LINK_SPEEDS.match(m.group(0)):
                 used.append(m.span())  # "10/100/1000 Mbps": the speeds a port supports
                 continue
-            if pattern is RUNS:
-                runs = [_num(n) for n in re.findall(NUM, m.group(1))]
-                if min(runs) <= 0 or max(runs) > RUN_SPREAD * min(runs):
-                    continue
-            unit = m.group(m.lastindex or 0) if pattern is RUNS else \
-                m.group(4) if pattern is SLASHED else m.group(3)
+            if (run := _run(p, pattern, m)) is None:
+                continue
+            numbers, unit = run
             used.append(m.span())
             if not measured(p, m.start(), m.end(), unit):
                 continue
             label = label_before(p, m.start())
             cond = condition_of(label)
             if label is None:  # "between 800 and 850 Mbps with it": the side its clause names
-                said = clause(p.text, m.start(), m.end())
-                if (cond := condition_of(said, prose=True)) is not None:
-                    label = _clause_label(said, m.group(0))
-            numbers = re.findall(NUM, m.group(1)) if pattern is RUNS else \
-                [g for g in m.groups()[:3 if pattern is SLASHED else 2] if g]
+                label, cond = _clause_side(p.text, m)
             if pattern is SLASHED and len(numbers) == 2 and OF_LINE_RATE.match(
                     p.text, m.end(), m.end() + 200):
                 # "9.1/10gbps bi-directional throughput, ~91% of line rate": run / capacity
@@ -305,6 +303,35 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                 config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED and len(numbers) > 1
                 else None))
                 for k, v in enumerate(numbers)]
+
+
+def _run(p: Paragraph, pattern: re.Pattern[str], m: re.Match[str]
+         ) -> tuple[list[str], str] | None:
+    """(the numbers, their unit) of a match of ``_runs_of``'s patterns; None where it is no
+    run: numbers on a line that are a size and a value ("iperf3 -P 8 9.4 Gbps", "netperf 64
+    70 us"), a range whose sides have units of their own."""
+    if pattern is RUNS:
+        numbers = re.findall(NUM, m.group("runs"))
+        values = [_num(n) for n in numbers]
+        decimals = {len(n.partition(".")[2]) for n in numbers}
+        if min(values) <= 0 or max(values) > RUN_SPREAD * min(values) or len(decimals) > 1 or (
+                len(numbers) < 3 and label_before(p, m.start()) is None):
+            return None
+        return numbers, m.group("unit")
+    if pattern is RANGE_WORDS:
+        if m.group("first") and m.group("first") != m.group("unit"):
+            return None
+        return [m.group(1), m.group(3)], m.group("unit")
+    if pattern is SLASHED:
+        return [g for g in m.groups()[:3] if g], m.group(4)
+    return [g for g in m.groups()[:2] if g], m.group(3)
+
+
+def _clause_side(text: str, m: re.Match[str]) -> tuple[str | None, Condition | None]:
+    """(label, condition) the clause of a value names ("310Mbps without the change")."""
+    said = clause(text, m.start(), m.end())
+    cond = condition_of(said, prose=True)
+    return (_clause_label(said, m.group(0)), cond) if cond else (None, None)
 
 
 def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
@@ -338,9 +365,7 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
             labelled[line] = (label, m.end())
         cond = condition_of(label) if label else None
         if cond is None and label is None:
-            said = clause(p.text, m.start(), m.end())
-            cond = condition_of(said, prose=True)
-            label = _clause_label(said, m.group(0)) if cond else None
+            label, cond = _clause_side(p.text, m)
             if cond is None:
                 label, cond = sentence_sides.side(p.text, m.start(), m.end())
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
@@ -349,12 +374,18 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
 
 def _restated(text: str, prev: re.Match[str] | None, m: re.Match[str]) -> bool:
     """Is a value the one before it again, in other units and in parentheses ("2270Mb/sec
-    (2270600640bps)", "9.22 Gbps (9220 Mbps)")?"""
-    if prev is None or not re.fullmatch(r"[ \t]*\([ \t]*", text[prev.end():m.start()]) or \
+    (2270600640bps)", "3.2GB/s (25.0 Gbit/s)"; not "4.2 Mpps (3.9 Mpps)")?"""
+    if prev is None or prev.group(3) == m.group(3) or not re.fullmatch(
+            r"[ \t]*\([ \t]*", text[prev.end():m.start()]) or \
             not text[m.end():m.end() + 3].lstrip().startswith(")"):
         return False
-    a, b = normalize(_num(prev.group(2)), prev.group(3)), normalize(_num(m.group(2)), m.group(3))
-    return a is not None and b is not None and a[2] == b[2]
+    a = normalize(_num(prev.group(2)), prev.group(3), bytes_pow2=False)
+    b = normalize(_num(m.group(2)), m.group(3), bytes_pow2=False)
+    return a is not None and b is not None and a[2] == b[2] and \
+        math.isclose(a[0], b[0], rel_tol=RESTATED_TOLERANCE)
+
+
+RESTATED_TOLERANCE = 0.05  # "3.2GB/s (25.0 Gbit/s)": rounding, and GB of 10^9 or 2^30 bytes
 
 
 # where a sentence ends: ". ", "! ", "? " (not "2.5", "e.g.")

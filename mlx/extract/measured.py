@@ -17,10 +17,7 @@ from mlx.extract.rules import Rule, rejected_by
 from mlx.extract.vocab import LATENCY_CUES
 
 # capacities, configuration and ports: no measurement on these lines
-NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bduplex\b|/full\b|/half\b|"
-                          # (not "8.96 Gbits/sec transfer speed", "940 Mbps download speed")
-                          r"(?<!download )(?<!upload )(?<!transfer )(?<!average )(?<!actual )"
-                          r"(?<!effective )(?<!measured )(?<!write )(?<!read )\bspeed\b|"
+NOT_MEASURED = re.compile(r"(?i)link is up|link up|\bspeed\b|\bduplex\b|/full\b|/half\b|"
                           r"exit latency|working with|negotiat|\bsupport(?:s|ed)?\b|\bcapable\b|"
                           r"advertis|\brated\b|window size|\bmss\b|\bport\b|\bmtu\b|\btimeout\b|"
                           r"\binterval\b|\bsleep\b|\bdelay[s]? of\b|\blimit\b|"
@@ -288,9 +285,14 @@ def _kernel_log(s: Spot) -> bool:
     return bool(KERNEL_LOG.search(hard) or (KERNEL_LOG.search(above) and not hard[:1].isupper()))
 
 
+# "8.96 Gbits/sec transfer speed", "940 Mbps download speed": a speed that was measured
+MEASURED_SPEED = re.compile(r"(?i)\b(?:download|upload|transfer|average|actual|effective|"
+                            r"measured|write|read|copy)[ \t/-]+speed\b")
+
+
 def _not_measured(s: Spot) -> bool:
     rest = s.line[s.colon - s.line_start + 1:] if s.colon >= 0 else s.line
-    return NOT_MEASURED.search(rest) is not None
+    return NOT_MEASURED.search(MEASURED_SPEED.sub(" ", rest)) is not None
 
 
 def _unlabelled_time(s: Spot) -> bool:

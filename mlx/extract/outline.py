@@ -127,9 +127,9 @@ class _Context:
 
 
 # where a sentence ends inside a line: "... for you. Before your"
-SENTENCE_END = re.compile(r"[.!?][ \t]+(?=[A-Z])")
+SENTENCE_BREAK = re.compile(r"[.!?][ \t]+(?=[A-Z])")
 WRAPPED_LINES = 3  # lines above a label line its sentence may have started on
-LEAD_WORDS = 4  # the words a wrapped label names its condition in ("Before your change (...)")
+LEAD_COUNT = 4  # the words a wrapped label names its condition in ("Before your change (...)")
 
 
 def _prose_label(doc: Document, i: int) -> str:
@@ -143,7 +143,7 @@ def _prose_label(doc: Document, i: int) -> str:
         k -= 1
         parts.insert(0, doc.text(k).strip())
     text = " ".join(parts)
-    begin = max((m.end() for m in SENTENCE_END.finditer(text)), default=0)
+    begin = max((m.end() for m in SENTENCE_BREAK.finditer(text)), default=0)
     return text[begin:][:160]
 
 
@@ -199,7 +199,11 @@ def _label_text(text: str) -> tuple[bool, str | None]:
 
 
 def with_context(found: list[tuple[int, ResultRow]], doc: Document,
-                  title: str | None = None, change_known: bool = True) -> list[ResultRow]:
+                  title: str | None = None, about_a_change: bool = True) -> list[ResultRow]:
+    """The rows found, each with the label, condition, section, config and command the
+    lines around it give; ``title``: the patch's, which names its patched run;
+    ``about_a_change``: False in a thread about no patch, where only a label or line that
+    names a change gives a side."""
     by_line: dict[int, list[ResultRow]] = {}
     ctx: dict[int, _Context] = {}
     out: list[ResultRow] = []
@@ -223,9 +227,9 @@ def with_context(found: list[tuple[int, ResultRow]], doc: Document,
         if not line.in_diff:
             _outline_line(c, doc, i, by_line)
     out = _implied_conditions(_legend_labels(out, doc), title)
-    if not change_known:
-        out = [r if r.condition is None or names_change(r.label) else replace(r, condition=None)
-               for r in out]
+    if not about_a_change:
+        out = [r if r.condition is None or names_change(r.label) or names_change(r.line)
+               else replace(r, condition=None) for r in out]
     return out
 
 
@@ -249,15 +253,23 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
     if label is None and c.labels and all(not doc.text(j).strip()
                                           for j in range(c.labels[-1].at + 1, i)):
         return  # "after your change:" over "---" over the output: the fence opens its block
-    if label and text.strip()[:1].islower() and text.rstrip().endswith(":") and \
-            condition_of(" ".join((joined := _prose_label(doc, i)).split()[:LEAD_WORDS])):
-        label = joined  # "... Before your" / "change (net-next):": a wrapped label that leads
-        # with its run's condition
+    if label and text.strip()[:1].islower() and text.rstrip().endswith(":"):
+        # "... Before your" / "change (net-next):": a wrapped label that leads with its
+        # run's condition is read from its sentence
+        joined = _prose_label(doc, i)
+        if condition_of(" ".join(joined.split()[:LEAD_COUNT])) is not None:
+            label = joined
     if label and nxt is not None and nxt not in by_line and _line_label(doc, nxt, by_line)[1] \
             and not COMMAND.search(doc.text(nxt)) and \
             outline_position(doc.text(nxt))[0] <= indent:
-        c.section = label  # a heading above labels that repeat ("Pinned to same core:" over
-        c.close_labels()  # "epoll" / "82.2 Gbps" / "io_uring" / "116.2 Gbps")
+        # a heading above labels that repeat ("Pinned to same core:" over "epoll" / "82.2
+        # Gbps" / "io_uring" / "116.2 Gbps") is a section; one that names a condition
+        # ("Without the patch:" over "TCP_RR" / "45000 trans/s") holds the labels under it
+        if condition_of(label) is None:
+            c.section = label
+            c.close_labels()
+        else:
+            c.push(indent - 1, label, i)
     else:
         c.push(indent, label, i)
 

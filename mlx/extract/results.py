@@ -53,8 +53,9 @@ BODY_TOKENS = ("bps", "10^", "per sec", "Trans.", "_MAERTS", "THROUGHPUT", "oper
                "icmp_seq", "nstat", tools.OPENSSL_LEGEND)
 BODY_RATE = re.compile(r"\d[ \t]?[kKmMG]?[pt]ps\b|[ \t][kKmMG]?pps[ \t:,)]")
 # a digit followed by a unit, maybe across an aligned gap: the line may hold a value
-UNIT_HINT = re.compile(r"\d[ \t]{0,12}(?:[KMGTkmgt]?i?(?:bps|bits?/|b/s|B/s|Bps|pps|Bytes)|tps|"
-                       r"[Tt]rans|[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|req/s)")
+UNIT_HINT = re.compile(r"\d[ \t]{0," + str(inline.ALIGNED_GAP) + r"}(?:[KMGTkmgt]?i?(?:bps|bits?/|"
+                       r"b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|"
+                       r"req/s)")
 # "4104882": a number alone on its line
 BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
@@ -93,7 +94,7 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     # in a thread about no patch (a question, a status report) a side is a side of a change
     # only where its label names one ("Baseline Test" over tuning runs names none)
     return with_context(found, doc, subj.title if subj.kind == "patch" else None,
-                        change_known=subject is None or subj.kind == "patch")
+                        about_a_change=not subject or subj.kind in ("patch", "robot"))
 
 
 # ---------------------------------------------------------------- finding values

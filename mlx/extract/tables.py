@@ -64,6 +64,7 @@ ARROW_ROW = re.compile(r"^[ \t]*([A-Za-z][\w .:/()+-]{0,40}?)[: \t]+~?(\d{1,12}(
 # "(+41%)", "(noisy)": a note in a cell
 NOTE = re.compile(r"\([^)]{0,30}\)")
 WS_SPLIT = re.compile(r"\t+|[ ]{2,}")
+NOTE_TAIL = 8  # characters after a gap inside a note its ")" stands within
 MAX_COLUMNS = 12
 
 
@@ -95,7 +96,8 @@ def cells(text: str) -> list[Cell]:
         return out
     pos = 0
     for m in [*WS_SPLIT.finditer(text), None]:
-        if m is not None and text.count("(", pos, m.start()) > text.count(")", pos, m.start()):
+        if m is not None and text.count("(", pos, m.start()) > text.count(")", pos, m.start()) \
+                and text.find(")", m.end(), m.end() + NOTE_TAIL) >= 0:
             continue  # a gap inside a note: "45.5 MB/s(7.1%  )" is one cell
         end = m.start() if m else len(text)
         if text[pos:end].strip():
