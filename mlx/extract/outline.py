@@ -148,18 +148,22 @@ def _prose_label(doc: Document, i: int) -> str:
 
 
 def _wraps(text: str) -> bool:
-    """Is a line prose wrapped into the next: words, not ending its sentence, not aligned?"""
+    """Is a line prose wrapped into the next: words, not ending its sentence?"""
     t = text.strip()
-    return bool(t) and not t.endswith((".", ":", "!", "?")) and not ALIGNED.search(t) and \
-        sum(w[:1].isalpha() for w in t.split()) >= 0.6 * len(t.split())
+    return bool(t) and not t.endswith((".", ":", "!", "?")) and _wordy(t)
+
+
+def _wordy(text: str) -> bool:
+    """Words, most of them no numbers, not aligned in columns ("    baseline rbtree (match
+    on first field only):    9461059pps" is a tool's line)."""
+    words = text.split()
+    return sum(w[:1].isalpha() for w in words) >= 0.6 * len(words) and \
+        not ALIGNED.search(text.strip())
 
 
 def _sentence(text: str) -> bool:
-    """A line of prose: eight words or more, most of them no numbers, not aligned in
-    columns ("    baseline rbtree (match on first field only):    9461059pps")."""
-    words = text.split()
-    return len(words) >= 8 and sum(w[:1].isalpha() for w in words) >= 0.6 * len(words) and \
-        not ALIGNED.search(text.strip())
+    """A line of prose: eight words or more, wordy."""
+    return len(text.split()) >= 8 and _wordy(text)
 
 
 # "             Microseconds Microseconds": a line of netperf -O's column titles, no label
