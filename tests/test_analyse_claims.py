@@ -85,6 +85,11 @@ def test_verdict(delta: float, metric: str, expected: str) -> None:
                                       ("Without this patch + tc egress", "baseline"),
                                       ("With this patch + tc egress", "patched"),
                                       ("With this patch + nft egress", "patched")], None),
+    # a configuration the patched run adds that no baseline has was never run without the
+    # change: no pair ("After + nft + tc" beside "Before + tc")
+    ("After + nft + tc", [("Before", "baseline"), ("After", "patched"),
+                          ("Before + tc", "baseline"), ("After + tc", "patched"),
+                          ("After + nft", "patched"), ("After + nft + tc", "patched")], None),
     # a baseline's own words ("net-next", "Upstream") name no other run: they pair
     ("patched, 64 flows", [("net-next, 64 flows", "baseline"), ("net-next, 1 flow", "baseline"),
                            ("patched, 64 flows", "patched")], "net-next, 64 flows"),

@@ -40,7 +40,10 @@ def pick_baseline(patched: str, labels: Sequence[tuple[str, Condition | None]]) 
             # configuration ("tc"), no pair ("net-next, 64 flows" for "patched, 64 flows")
             theirs = {w for n, c in labels if c == "patched" and n != patched
                       for w in _words(n)}
-            return None if (_words(same) - _words(patched)) & theirs else same
+            # ... nor is one that lacks a configuration this run names ("Before + tc" for
+            # "After + nft + tc": nft was never run without the change)
+            return None if (_words(same) - _words(patched)) & theirs or \
+                _words(patched) - _words(same) else same
     before = [n for i, n in marked if i < at]
     base = before[-1] if before else marked[0][1] if marked else None
     if base is not None:
