@@ -47,3 +47,15 @@ def test_the_label_naming_the_title_is_patched(labels: list[str], title: str,
                                                want: list[str | None]) -> None:
     got = effective_conditions([(name, None) for name in labels], title)
     assert [cond for _, cond in got] == want
+
+
+@pytest.mark.parametrize(("label", "condition"), [
+    ("with v6.1 patch", "patched"),
+    ("w/napi_gro_receive patch", "patched"),
+    ("without the series", "baseline"),
+    # "with" and the change in two sentences name no side
+    ("with some success.   This is the code change made", None),
+])
+def test_with_and_the_change_stand_in_one_sentence(label: str, condition: str | None) -> None:
+    from mlx.extract.conditions import condition_of
+    assert condition_of(label) == condition

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from mlx.extract.vocab import CHANGE
 from mlx.rows import Condition
 
+# what may stand between "with"/"without" and the change it names, within one sentence
+# ("with some success.   This is the code change made" names none; "with v6.1 patch" does)
+WITHIN = r"(?:[^,;:().!?]|[.!?](?=\S)){0,40}?"
 # Before patch   without the series   w/o patch   stock kernel   v6.15 vanilla   (9f8e7d6^)
-BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[^,;:()]{0,40}?"
-                      r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|"
+BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|" + WITHIN
+                      + r"(?:\b|(?<=_))" + CHANGE + r"(?:\b|(?=_)))|stock|vanilla|baseline|"
                       r"unpatched|"
                       r"original|orig|reference|pre-patch|revert(?:ed)?|parent|unmodified|"
                       r"default kernel|good (?:commit|kernel|build)|no (?:patch|fix|change)s?)\b|"
@@ -28,7 +31,7 @@ BASELINE = re.compile(r"(?i)\b(?:before|(?:without|w/o)(?=[ \t]*(?:$|[:)\]=-])|[
 # After patch   with this patch   w/napi_gro_receive patch   net-next + patch   patched
 PATCHED = re.compile(r"(?i)\b(?:after|patched|applied|post-patch|modified|"
                      r"(?:first )?bad (?:commit|kernel|build))\b|"
-                     r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?[^,;:()]{0,40}?(?:\b|(?<=_))" + CHANGE
+                     r"(?:\bwith\b|\bw/(?!o\b)|\+)[ \t]?" + WITHIN + r"(?:\b|(?<=_))" + CHANGE
                      + r"(?:\b|(?=_))|"
                      r"^with$|^new\b|^w/$|^patch(?:ed|es)?$")
 # "upstream", "mainline:", "origin smc", "upstream kernel": a noun naming the code without the

@@ -80,8 +80,8 @@ EFFECTS = (
     Effect("increase", "increase", ("ncrease",), None),
     Effect("decrease", "decrease", ("ecrease",), None),
     Effect("reduc", "reduc", ("educ",), None),
-    # "cuts latency by 30%", "lowers the CPU cost by 12%" (a verb: not "lower latency")
-    Effect("cut", r"\bcut(?:s|ting)?\b", ("cut",), None),
+    # "lowers the CPU cost by 12%" (a verb: not "lower latency"; "cuts latency by 30%" would
+    # read 340 more bodies of netfilter-devel's 39,000 and cost statements 15%: left out)
     Effect("lower", r"\blower(?:s|ed|ing)\b", ("lowers", "lowered", "lowering"), None),
     Effect("saves", r"\bsav(?:e|es|ed|ing)\b", ("saves", "saving"), None),
     Effect("overhead", "overhead", ("overhead",), "down"),
