@@ -247,10 +247,37 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
     p = Paragraph.of(lines)
     found: list[tuple[int, InlineValue]] = []
     used: list[tuple[int, int]] = []  # the text spans read already
+    _cpu_pairs(p, found, used)
     _pairs_of(p, found, used)
     _runs_of(p, found, used)
     _values_of(p, found, used)
     return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
+
+
+# "same bandwidth at -43% CPU load (70% -> 40%)", "CPU usage went from 70% to 40%": the
+# load of the processors before and after, in percent (named on the pair's line, before it)
+CPU_WORDS = re.compile(r"(?i)\b(?:cpu|load|usage|utili[sz]ation|k?softirqd?)\b")
+PCT_PAIR = re.compile(r"(?i)(?<![\w.+-])(?:from[ \t]+)?(\d{1,3}(?:\.\d{1,2})?)[ \t]?%[ \t]*"
+                      r"(?:-+>|=+>|→|\bto\b)[ \t]*(\d{1,3}(?:\.\d{1,2})?)[ \t]?%")
+
+
+def _cpu_pairs(p: Paragraph, found: list[tuple[int, InlineValue]],
+               used: list[tuple[int, int]]) -> None:
+    """The processors' load before and after a change, where its line names it."""
+    for n, m in enumerate(PCT_PAIR.finditer(p.text) if "%" in p.text else ()):
+        line = p.hard_start(m.start())
+        said = p.text[line:m.start()]
+        if not CPU_WORDS.search(said) or "idle" in said.lower() or \
+                not measured(p, m.start(1), m.end(), "%"):
+            continue
+        used.append(m.span())
+        head = OUTER_LABEL.match(said)  # "* TCP RX: same bandwidth at ..."
+        config = head.group(1).strip(" *-") if head else None
+        k = p.line_of(m.start())
+        found += [(k, InlineValue(float(m.group(1)), "%", "before", "baseline", config=config,
+                                  pair=f"cpu{n}", metric="cpu")),
+                  (k, InlineValue(float(m.group(2)), "%", "after", "patched", config=config,
+                                  pair=f"cpu{n}", metric="cpu"))]
 
 
 def _pairs_of(p: Paragraph, found: list[tuple[int, InlineValue]],

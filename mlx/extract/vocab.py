@@ -102,7 +102,7 @@ REGRESS = re.compile("(?i)" + "|".join("slower" if e.stem == "slow" else e.regex
 
 # ------------------------------------------------------------------ better lower
 
-LOWER_IS_BETTER = frozenset({"latency", "loss"})  # metrics of the results table
+LOWER_IS_BETTER = frozenset({"latency", "loss", "cpu"})  # metrics of the results table
 # what is better lower, when a sentence names it: "reduces latency by 10%", "50% reduction
 # in memory use"
 LOWER_BETTER_WORDS = re.compile(r"(?i)latenc|cpu|overhead|cycles|time\b|rtt|jitter|memory|"
