@@ -43,7 +43,8 @@ class Outcome:
     name: str
     status: int = 0
     seconds: float = 0.0
-    peak: int = 0  # bytes, the process tree
+    peak: int = 0  # bytes, the process tree's RSS (shared pages once per process)
+    pss: int = 0  # bytes, the process tree's PSS (shared pages split between the sharers)
     messages: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     claims: int = 0
@@ -58,28 +59,37 @@ def archives(corpus: Path, small: bool) -> list[Path]:
     return [p for p in found if not small or p.is_dir() or p.stat().st_size <= SMALL_BYTES]
 
 
-def peak_rss(cmd: list[str]) -> tuple[int, float, int, str]:
-    """(exit status, seconds, peak RSS of the process tree, stderr) of one command."""
+def peak_rss(cmd: list[str]) -> tuple[int, float, int, int, str]:
+    """(exit status, seconds, peak RSS and peak PSS of the process tree, stderr) of one
+    command.  RSS counts a page the workers share with the driver (forked: its imports,
+    spaCy's tables) once in each; PSS splits it between them, what the machine holds."""
     import psutil
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     ps = psutil.Process(proc.pid)
-    peak = [0]
+    peak = [0, 0]
 
     def sample() -> None:
+        n = 0
         while proc.poll() is None:
             try:
-                rss = ps.memory_info().rss + sum(c.memory_info().rss
-                                                 for c in ps.children(recursive=True))
+                tree = [ps, *ps.children(recursive=True)]
+                peak[0] = max(peak[0], sum(p.memory_info().rss for p in tree))
+                if n % PSS_EVERY == 0:  # (reading smaps costs more than RSS)
+                    peak[1] = max(peak[1], sum(p.memory_full_info().pss for p in tree))
             except psutil.Error:
-                rss = 0
-            peak[0] = max(peak[0], rss)
+                pass
+            n += 1
             time.sleep(0.05)
     th = threading.Thread(target=sample, daemon=True)
     th.start()
     _, err = proc.communicate()
     th.join()
-    return proc.returncode, time.perf_counter() - t, peak[0], err.decode(errors="replace")
+    return (proc.returncode, time.perf_counter() - t, peak[0], peak[1],
+            err.decode(errors="replace"))
+
+
+PSS_EVERY = 5  # PSS on every 5th sample (a quarter second)
 
 
 def raw_ids(path: Path) -> dict[str, list[int | None]]:
@@ -108,9 +118,9 @@ def raw_ids(path: Path) -> dict[str, list[int | None]]:
 def ingest(name: str, paths: list[Path], store: Path) -> Outcome:
     cmd = [sys.executable, "-m", "mlx.cli", "ingest", "-q", "--store", str(store),
            *map(str, paths)]
-    status, secs, peak, err = peak_rss(cmd)
-    out = Outcome(name, status, secs, peak, said=err.strip().splitlines()[-1] if err.strip()
-                  and status else "")
+    status, secs, peak, pss, err = peak_rss(cmd)
+    out = Outcome(name, status, secs, peak, pss, said=err.strip().splitlines()[-1]
+                  if err.strip() and status else "")
     if status:
         return out
     import mlx
@@ -134,7 +144,7 @@ def row(o: Outcome) -> str:
     errs = " ".join(f"{o.errors.get(s, 0)}" for s in STAGES)
     status = "ok" if not o.status else f"FAILED ({o.status}): {o.said[:60]}"
     return (f"{o.name[:34]:34} {o.messages:>8,} {errs:>13} {o.claims:>7,} {o.seconds:>7.1f} "
-            f"{o.peak / 2**20:>7.0f} {o.lost:>5} {status}")
+            f"{o.peak / 2**20:>7.0f} {o.pss / 2**20:>7.0f} {o.lost:>5} {status}")
 
 
 def main(argv: list[str]) -> int:
@@ -152,7 +162,7 @@ def main(argv: list[str]) -> int:
         return 1
     work = Path(a.work or tempfile.mkdtemp(prefix="mlx-robust-"))
     print(f"{'archive':34} {'messages':>8} {'errors ' + '/'.join(s[0] for s in STAGES):>13} "
-          f"{'claims':>7} {'seconds':>7} {'MiB':>7} {'lost':>5}")
+          f"{'claims':>7} {'seconds':>7} {'MiB':>7} {'PSS MiB':>7} {'lost':>5}")
     outcomes = []
     for n, path in enumerate(found):
         outcomes.append(ingest(f"{path.parent.name}/{path.name}", [path], work / f"s{n}"))
@@ -170,6 +180,9 @@ def main(argv: list[str]) -> int:
         print(f"peak RSS growth of one ingest of everything: {growth:.2f} KiB per added "
               f"message ({small.peak / 2**20:.0f} MiB at {small.messages:,} messages, "
               f"{every.peak / 2**20:.0f} MiB at {every.messages:,})")
+        pss = (every.pss - small.pss) / (every.messages - small.messages) / 1024
+        print(f"peak PSS growth, the same runs: {pss:.2f} KiB per added message "
+              f"({small.pss / 2**20:.0f} MiB, {every.pss / 2**20:.0f} MiB)")
     failed = [o for o in [*outcomes, small, every] if o.status or o.lost]
     print(f"{len(failed)} archive run(s) failed or lost a Message-ID; stores in {work}")
     return 1 if failed else 0
