@@ -8,11 +8,12 @@ public-inbox epoch of ``CORPUS/public-inbox/``, each into a store of its own, th
 of them into one store; and prints, per archive: the exit status, messages stored, the
 errors by stage (``split``/``parse`` rows, ``extract``: messages with the
 ``extract-failed`` defect, ``link``/``claims`` rows), claims, seconds, the whole
-process tree's peak RSS, and how many of the Message-IDs the archive holds are neither
-stored nor at the offset of an ``errors`` row (must be 0).
+process tree's peak RSS and peak PSS, and how many of the Message-IDs the archive holds
+are neither stored nor at the offset of an ``errors`` row (must be 0).
 
-The last line gives the peak RSS growth per added message of one ingest of everything
-into one store: (peak of all - peak of the smallest half) / (their messages' difference).
+The last lines give the peak RSS and PSS growth per added message of one ingest of
+everything into one store: (peak of all - peak of the smallest half) / (their messages'
+difference).
 
 ``--small`` leaves out the archives over 20 MB (netfilter-devel): what the test runs.
 Exits 1 when an ingest failed or a Message-ID is lost.
