@@ -42,9 +42,8 @@ IPERF_CHATTER = re.compile(r"(?i)^(connecting to|server listening|accepted conne
                            # flent's title over its summary: "Summary of tcp_2down run 'x':"
                            r"summary of [\w-]{1,40} run ')")
 # "DCHE = 0b", "v6.8 vanilla", "kernel 6.1 + fix": a short line may label the runs under it
-# (one cell: a table header "   on      off" or "XDP stats     CPU     pps" is no label)
-SHORT_LABEL = re.compile(r"^(?!.*\S {3,}\S)[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))"
-                         r"[^.,;!?\t]{0,50}?[\w)]$")
+# (one cell: a table header "   on      off" or "XDP stats     CPU     pps", ALIGNED, is no label)
+SHORT_LABEL = re.compile(r"^[ \t]*[\w(](?:[^.,;!?\t ]| (?! ))[^.,;!?\t]{0,50}?[\w)]$")
 # what starts a tool's output: "[ ID] Interval", "MIGRATED TCP STREAM TEST", "$ iperf3 -c"
 TOOL_START = re.compile(r"^\[ ?ID\]|^\[ *\d+\] local |^Connecting to host|TEST from|"
                         r"^[\w@:~.-]{0,40}[#$>] ?(?:sudo )?(?:iperf|netperf|super_netperf|ping)|"
@@ -286,6 +285,7 @@ def _line_label(doc: Document, i: int, by_line: dict[int, list[ResultRow]]
     is_label, label = _label_text(text)
     nxt = doc.next_text(i)
     if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
+            not ALIGNED.search(text.strip()) and \
             not OMNI_HEAD.match(text) and not DATE_LINE.match(text) and (
             nxt in by_line or TOOL_START.search(doc.text(nxt))):
         return True, text.strip()
