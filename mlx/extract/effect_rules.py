@@ -16,7 +16,7 @@ from functools import cached_property
 from mlx.extract.conditions import condition_of, names_change
 from mlx.extract.nlp import Tokens
 from mlx.extract.rules import Rule
-from mlx.extract.sizes import FROM_TO_PCT, RANGE, SIZE, VARY_RANGE, percent
+from mlx.extract.sizes import FACTOR_TAIL, FROM_TO_PCT, RANGE, SIZE, VARY_RANGE, percent
 from mlx.extract.vocab import NAMES_CHANGE, TRAILER_LINE
 from mlx.text import Folded
 
@@ -60,8 +60,6 @@ RUNTIME = re.compile("(?i)" + PERF_NOUN.rx.pattern + r"|(?i:\bmemory\b|\bcpu\b|c
                      r"\bmemtier|\b[td]bench\b|\bwrk\b|\btcrypt\b)|"
                      r"\d[ \t]?(?:[KMGT]?bps|[KMGT]?bits?/s|[KMGT]?B/s|[kKmM]?pps)\b")
 
-# "... by x2 ~ x4": the second end of a range of factors, after an effect phrase's "x2"
-FACTOR_TAIL = re.compile(r"[ \t]*[~-][ \t\n]*x\d{1,3}(?:\.\d{1,2})?\b")
 # a profile listing ("28.69%  [kernel]  [k] copy_user ... 5.68% ..."): perf's markers, or
 # five percents or more in one "sentence"
 LISTING = re.compile(r"\[(?:k|kernel|\.)\][ \t]|(?:\d%[^%]{0,80}){5,}")

@@ -64,6 +64,11 @@ RANGE = re.compile(r"(?<!from )(?<!from ~)(?<![\d.])([-+]?\d{1,4}(?:\.\d{1,3})?)
                    r"(?:-|–|~|to)[ \t]*(\d{1,4}(?:\.\d{1,3})?)[ \t]*%")
 
 
+# "by x2 ~ x4": a range of factors; the tail is its second end, after the first's "x2"
+FACTOR_TAIL = re.compile(r"[ \t]*[~-][ \t\n]*x(\d{1,3}(?:\.\d{1,2})?)\b")
+FACTOR_RANGE = re.compile(r"\bx(\d{1,3}(?:\.\d{1,2})?)" + FACTOR_TAIL.pattern)
+
+
 def percent(text: str) -> float | None:
     """The stated percent of a phrase: "15-20 %" -> 17.5, "-25.7%" -> -25.7."""
     m = RANGE.search(text)
@@ -72,7 +77,7 @@ def percent(text: str) -> float | None:
     m = re.search(r"([-+]?\d{1,4}(?:\.\d{1,3})?)[ \t]*%", text)
     if m:
         return float(m.group(1))
-    m = re.search(r"\bx(\d{1,3}(?:\.\d{1,2})?)[ \t]*[~-][ \t\n]*x(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    m = FACTOR_RANGE.search(text)
     if m:  # "by x2 ~ x4": a range of factors, its middle
         return (float(m.group(1)) + float(m.group(2))) / 2 * 100 - 100
     m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
