@@ -31,19 +31,18 @@ class Taker:
                  old_errors: set[tuple[Any, ...]], report: IngestReport) -> None:
         self.st = st
         self.stored = stored  # the uids stored before this run: read at the first take
-        self._uids: set[str] | None = None
-        self.run_uids: set[str] = set()
+        self._before: set[str] | None = None
+        self.run_uids: set[str] = set()  # (one set each: a uid is held once)
         self.old_errors = old_errors
         self.errors: list[ErrorRecord] = []
         self.report = report
 
-    @property
-    def uids(self) -> set[str]:
-        """The uids stored before this run (read when a first chunk is taken: a run with
-        nothing new never reads them), and those taken in it."""
-        if self._uids is None:
-            self._uids = self.stored()
-        return self._uids
+    def is_stored(self, uid: str) -> bool:
+        """Stored before this run (read when a first chunk is taken: a run with nothing new
+        never reads them) or taken in it."""
+        if self._before is None:
+            self._before = self.stored()
+        return uid in self.run_uids or uid in self._before
 
     def take(self, res: ChunkResult) -> None:
         report = self.report
@@ -58,11 +57,10 @@ class Taker:
                 report.errors += 1
         kept = []
         for uid in res.uids:
-            if uid in self.uids:
+            if self.is_stored(uid):
                 self._repeat(uid)
             else:
                 kept.append(uid)
-        self.uids.update(kept)
         self.run_uids.update(kept)
         report.stored += len(kept)
         for uid in kept:

@@ -298,11 +298,17 @@ class Store(LinkFiles):
             if keep is None or table == SUBJECT_PARSES:
                 self.fs.mv(staged[table], final)
                 continue
-            data = self.read_part(staged[table])
-            data = data.filter(pc.is_in(data.column("uid"), value_set=keep))
-            if data.num_rows:
-                write_parquet(self.fs, final, data)
+            if len(keep):  # (a chunk of copies only, a re-read archive, is not read at all)
+                data = self.read_part(staged[table])
+                data = data.filter(pc.is_in(data.column("uid"), value_set=keep))
+                if data.num_rows:
+                    write_parquet(self.fs, final, data)
+                del data
             self.fs.rm(staged[table])
+        if keep is not None:
+            # the driver read bodies it keeps no reference to: Arrow's pool would hold
+            # their pages for the rest of the run
+            pa.default_memory_pool().release_unused()
 
     def recover(self) -> None:
         """Undo what a crashed run left half done: staged parts no run will take,

@@ -304,6 +304,23 @@ def test_a_copy_of_a_stored_message_is_already_stored(tmp_path: Path) -> None:
     assert (report.raw, report.already, report.duplicates) == (2, 2, 0)
 
 
+def test_a_chunk_of_copies_only_leaves_no_part_and_no_staging(tmp_path: Path) -> None:
+    # an archive ingested twice (an mbox and its public-inbox epoch): every message of the
+    # second is a copy, so its chunk's staged parts are dropped unread, no empty part stays
+    (tmp_path / "a.mbox").write_bytes(write_mboxrd([mail("1@x", IPERF_SUM), mail("2@x")]))
+    (tmp_path / "b.mbox").write_bytes(write_mboxrd([mail("2@x"), mail("1@x", IPERF_SUM)]))
+    store = tmp_path / "s"
+    mlx.ingest([str(tmp_path / "a.mbox")], store=str(store), workers=1)
+    def parts() -> list[str]:  # (the subjects' parses are a cache the link reads, kept)
+        return sorted(str(p.relative_to(store)) for p in store.rglob("part-*.parquet")
+                      if "subject_parses" not in str(p))
+    before = parts()
+    report = mlx.ingest([str(tmp_path / "b.mbox")], store=str(store), workers=1)
+    assert (report.raw, report.stored, report.already) == (2, 0, 2) and report.balanced
+    assert parts() == before and "messages" in " ".join(before)
+    assert mlx.load(str(store)).results.message_id.tolist() == ["1@x"]
+
+
 def _die_on_second(chunk):  # type: ignore[no-untyped-def]
     if chunk.start == 100:
         os._exit(9)  # as the kernel's OOM killer would
