@@ -266,6 +266,37 @@ def _prose_rule(arch: Any, uid: str | None, want: dict[str, Any]) -> str:
     return f" (rule: {names[0]})" if names else ""
 
 
+def _measured_why(want: dict[str, Any], cl: pd.DataFrame, free: list[int], arch: Any,
+                  uid: str | None) -> str:
+    """" (why: ...)": which step failed for a missed measured claim, in words a held-out
+    miss may be read in: the pairing (a claim of the same values with its sides swapped, a
+    different verdict or unit), or the readers (a side's value among the message's results
+    with no claim, or not found at all)."""
+    base, new = _mean(want.get("baseline")), _mean(want.get("patched"))
+    for k in free:
+        c = cl.iloc[k]
+        if c.kind != "measured":
+            continue
+        same = _close(c.baseline_value, base) and _close(c.patched_value, new)
+        if same:
+            return " (why: same values, " + (
+                "another unit)" if c.unit_norm != want.get("unit_norm") else "another verdict)")
+        if _close(c.baseline_value, new) and _close(c.patched_value, base):
+            return " (why: sides swapped)"
+        if _close(c.baseline_value, base) or _close(c.patched_value, new):
+            side = "baseline" if _close(c.patched_value, new) else "patched"
+            n = c.baseline_n if side == "baseline" else c.patched_n
+            return f" (why: the {side} value differs, ours of {n} runs)"
+    res = arch.results
+    res = res[res.uid == uid]
+    have = [any(_close(v, x) for v in res.value_norm) for x in (base, new)]
+    cond = {x: set(res.condition[[_close(v, x) for v in res.value_norm]].astype(str))
+            for x in (base, new)}
+    if all(have):
+        return f" (why: both values found, conditions {sorted(cond[base])} / {sorted(cond[new])})"
+    return " (why: a value not found)" if any(have) else " (why: no value found)"
+
+
 def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) -> None:
     n, mid = lab.get("n"), lab["message_id"]
     tag = f"n={n} {mid[:50]}"
@@ -337,7 +368,8 @@ def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
     p.correct += int((cl.kind == "prose").sum()) - sum(cl.kind.iloc[k] == "prose" for k in free)
     for want, k in zip(lab["claims"], got, strict=True):
         if k < 0:
-            why = _prose_rule(arch, uid, want) if want["kind"] == "prose" else ""
+            why = (_prose_rule(arch, uid, want) if want["kind"] == "prose" else
+                   _measured_why(want, cl, free, arch, uid) if want["kind"] == "measured" else "")
             what = (f"stated {want.get('stated_pct')}{why}" if want["kind"] == "prose" else
                     f"{_fmt(_mean(want.get('baseline')))} -> {_fmt(_mean(want.get('patched')))} "
                     f"{want.get('unit_norm') or ''}")
