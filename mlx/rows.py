@@ -251,46 +251,48 @@ class ReportRow:
     title: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ClaimRow:
     """One claim: a measured baseline/patched pair, an effect stated in words, or a robot
-    report, with the patch, message and hosts it belongs to."""
+    report, with the patch, message and hosts it belongs to.  The pairing and the stated
+    claims build it with their own columns (by keyword); the message's, patch's, thread's
+    and hardware's come with its context (``mlx.analyse.claims``)."""
 
-    patch_id: str | None
-    title: str | None
-    version: int | None
-    message_id: str | None
-    author: str | None
-    date: dt.datetime | None
+    patch_id: str | None = None
+    title: str | None = None
+    version: int | None = None
+    message_id: str | None = None
+    author: str | None = None
+    date: dt.datetime | None = None
     kind: ClaimKind
-    tool: str | None
-    test: str | None
-    metric: str | None
-    side: str | None
-    stream: str | None
-    section: str | None
-    config: str | None
-    baseline_label: str | None
-    baseline_value: float | None
-    baseline_n: int | None
-    baseline_stdev: float | None
-    patched_label: str | None
-    patched_value: float | None
-    patched_n: int | None
-    patched_stdev: float | None
-    unit_norm: str | None
-    delta_pct: float | None
-    verdict: Verdict | None
-    note: str | None
-    hardware: str | None
-    stated_pct: float | None
-    agrees: bool | None
-    statement: str | None
-    baseline_line: str | None
-    patched_line: str | None
-    baseline_line_no: int | None
-    patched_line_no: int | None
+    tool: str | None = None
+    test: str | None = None
+    metric: str | None = None
+    side: str | None = None
+    stream: str | None = None
+    section: str | None = None
+    config: str | None = None
+    baseline_label: str | None = None
+    baseline_value: float | None = None
+    baseline_n: int | None = None
+    baseline_stdev: float | None = None
+    patched_label: str | None = None
+    patched_value: float | None = None
+    patched_n: int | None = None
+    patched_stdev: float | None = None
+    unit_norm: str | None = None
+    delta_pct: float | None = None
+    verdict: Verdict | None = None
+    note: str | None = None
+    hardware: str | None = None
+    stated_pct: float | None = None
+    agrees: bool | None = None
+    statement: str | None = None
+    baseline_line: str | None = None
+    patched_line: str | None = None
+    baseline_line_no: int | None = None
+    patched_line_no: int | None = None
     uid: str
-    thread_id: str | None
-    statistic: str | None
-    lower_is_better: bool | None  # how the verdict reads delta_pct (latency, loss, drops)
+    thread_id: str | None = None
+    statistic: str | None = None
+    lower_is_better: bool | None = None  # how the verdict reads delta_pct (latency, loss, drops)

@@ -126,15 +126,15 @@ def test_multi_run_inside_the_spread_is_no_change() -> None:
                    ("before", "baseline", 90), ("after", "patched", 104),
                    ("after", "patched", 96), ("after", "patched", 112)])
     (c,) = measured_claims(rows)
-    assert (c["baseline_n"], c["patched_n"]) == (3, 3)
-    assert c["baseline_stdev"] == pytest.approx(10.0)
-    assert c["verdict"] == "no-change" and "spread" in c["note"]
+    assert (c.baseline_n, c.patched_n) == (3, 3)
+    assert c.baseline_stdev == pytest.approx(10.0)
+    assert c.verdict == "no-change" and "spread" in c.note
 
 
 def test_latency_claim() -> None:
     rows = _rows([("without", "baseline", 50.0), ("with", "patched", 40.0)], metric="latency")
     (c,) = measured_claims(rows)
-    assert c["delta_pct"] == pytest.approx(-20.0) and c["verdict"] == "improvement"
+    assert c.delta_pct == pytest.approx(-20.0) and c.verdict == "improvement"
 
 
 def test_quoted_rows_do_not_count() -> None:
@@ -339,8 +339,8 @@ def test_a_claims_section_is_a_name_or_none(section: str, named: str | None) -> 
     rows = _rows([("without", "baseline", 50.0), ("with", "patched", 60.0)])
     rows["section"] = section
     (c,) = measured_claims(rows)
-    assert c["section"] == named
+    assert c.section == named
     other = rows.assign(section="Sorry, I need to post the results again", uid="u1",
                         value_norm=[10.0, 30.0])
-    assert sorted(c["delta_pct"] for c in measured_claims(pd.concat([rows, other]))) == \
+    assert sorted(c.delta_pct for c in measured_claims(pd.concat([rows, other]))) == \
         [20.0, 200.0]

@@ -172,7 +172,7 @@ def _target_rate(key: tuple[Any, ...], base: list[Any], patched: list[Any]) -> b
 
 
 def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
-           noise_pct: float) -> dict[str, Any] | None:
+           noise_pct: float) -> ClaimRow | None:
     if _target_rate(key, base, patched):
         return None
     pair = _pair(base, patched, noise_pct)
@@ -182,9 +182,10 @@ def _claim(uid: Any, key: tuple[Any, ...], base: list[Any], patched: list[Any],
     # the heading the runs stand under, as a name: a sentence or clause is none (the pairing
     # above kept runs under different headings apart all the same)
     named["section"] = short_name(named["section"])
-    return {"uid": uid, "kind": "measured", **named,
-            "baseline_label": base[0].label or base[0].condition,
-            "patched_label": patched[0].label or patched[0].condition, **pair}
+    del named["scope"]  # (what kept runs apart, no column of the claim)
+    return ClaimRow(uid=uid, kind="measured", **named,
+                    baseline_label=base[0].label or base[0].condition,
+                    patched_label=patched[0].label or patched[0].condition, **pair)
 
 
 def _records(rows: pd.DataFrame) -> list[Any]:
@@ -202,11 +203,11 @@ def _groups(records: list[Any], key: Any) -> dict[Any, list[Any]]:
 
 def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
                     titles: dict[Any, str] | None = None,
-                    usable: bool = False) -> list[dict[str, Any]]:
+                    usable: bool = False) -> list[ClaimRow]:
     """Baseline/patched pairs within each message: pairs the text makes itself (a table
     row, an arrow, "from X to Y"), then runs under contrasting labels (``usable``: the
     results are ``_usable``'s rows already)."""
-    out: list[dict[str, Any]] = []
+    out: list[ClaimRow] = []
     rows_of = _groups(_records(results if usable else _usable(results)), lambda x: x.uid)
     for uid, rows in rows_of.items():
         rows.sort(key=lambda x: x.line_no)
@@ -217,7 +218,7 @@ def measured_claims(results: pd.DataFrame, noise_pct: float = NOISE_PCT,
 
 
 def _text_pairs(uid: Any, rows: list[Any], noise_pct: float,
-                title: str | None) -> list[dict[str, Any]]:
+                title: str | None) -> list[ClaimRow]:
     out = []
     rows = [x for x in rows if known(x.metric) and known(x.unit_norm)]
     for group in _groups(rows, lambda x: (x.pair, x.metric, x.unit_norm)).values():
@@ -229,8 +230,8 @@ def _text_pairs(uid: Any, rows: list[Any], noise_pct: float,
 
 
 def _label_pairs(uid: Any, rows: list[Any], noise_pct: float,
-                 title: str | None) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+                 title: str | None) -> list[ClaimRow]:
+    out: list[ClaimRow] = []
     for key, group in _groups(rows, lambda x: tuple(getattr(x, k) for k in KEY)).items():
         for base, patched in label_sides(group, title):
             if claim := _claim(uid, key, base, patched, noise_pct):
@@ -239,7 +240,7 @@ def _label_pairs(uid: Any, rows: list[Any], noise_pct: float,
 
 
 def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: set[str],
-                  noise_pct: float = NOISE_PCT, usable: bool = False) -> list[dict[str, Any]]:
+                  noise_pct: float = NOISE_PCT, usable: bool = False) -> list[ClaimRow]:
     """Baseline runs in one message, patched runs in another of the same thread
     (``usable`` as for ``measured_claims``)."""
     r = results if usable else _usable(results)
@@ -252,7 +253,7 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
     r = r.assign(thread_id=[thread_of.get(u) for u in r.uid],
                  when=[when_of.get(u, pd.NaT) for u in r.uid])
     r = r[r.thread_id.notna()]
-    out: list[dict[str, Any]] = []
+    out: list[ClaimRow] = []
     threads = _groups(_records(r), lambda x: x.thread_id)
     for tid in sorted(threads):
         rows = threads[tid]
@@ -267,8 +268,7 @@ def thread_claims(results: pd.DataFrame, messages: pd.DataFrame, paired_uids: se
             latest = sorted(p, key=lambda x: (not pd.isna(x.when), x.when if not pd.isna(
                 x.when) else 0))[-1].uid
             if (claim := _claim(latest, key, b, p, noise_pct)):
-                claim["note"] = "paired across the thread"
-                out.append(claim)
+                out.append(dataclasses.replace(claim, note="paired across the thread"))
     return out
 
 
@@ -295,16 +295,17 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def _about_a_change(claim: dict[str, Any], patch_of: dict[Any, Any],
+def _about_a_change(claim: ClaimRow, patch_of: dict[Any, Any],
                     titles: dict[Any, str]) -> bool:
     """A claim needs a change under test: a patch the message is or discusses, a thread
     titled like a commit, or a commit its labels name (a bisection).  A contrast of
     configurations in a bug report about no change is no claim."""
-    if not pd.isna(patch_of.get(claim["uid"])):
+    if not pd.isna(patch_of.get(claim.uid)):
         return True
-    if TITLE_SHAPE.match(titles.get(claim["uid"]) or ""):
+    if TITLE_SHAPE.match(titles.get(claim.uid) or ""):
         return True
-    return any(SHA.search(str(claim.get(k) or "")) for k in ("baseline_label", "patched_label"))
+    return any(SHA.search(str(label or "")) for label in (claim.baseline_label,
+                                                           claim.patched_label))
 
 
 @dataclass
@@ -384,29 +385,29 @@ def build_claims(frames: ClaimFrames, noise_pct: float = NOISE_PCT) -> pd.DataFr
     usable = _usable(results)  # once for both pairings
     measured = [c for c in measured_claims(usable, noise_pct, titles, usable=True)
                 if _about_a_change(c, patch_of, titles)]
-    paired = {c["uid"] for c in measured}
+    paired = {c.uid for c in measured}
     measured += [c for c in thread_claims(usable, messages, paired, noise_pct, usable=True)
                  if _about_a_change(c, patch_of, titles)]
     # a robot's report states its own comparison in words too ("kernel test robot
     # noticed a -3.2% regression of ..."): the robot claim is that claim
     robots = set(reports.uid)
     prose = [c for c in prose_claims(statements, measured, messages, titles)
-             if _about_a_change(c, patch_of, titles) and c["uid"] not in robots]
+             if _about_a_change(c, patch_of, titles) and c.uid not in robots]
     rows = [c for c in measured + prose + robot_claims(reports, statements)
-            if c.get("verdict") in VERDICTS]
+            if c.verdict in VERDICTS]
     if not rows:
         return pd.DataFrame(columns=COLUMNS)
     return _with_context(rows, frames)
 
 
-def _with_context(rows: list[dict[str, Any]], frames: ClaimFrames) -> pd.DataFrame:
+def _with_context(rows: list[ClaimRow], frames: ClaimFrames) -> pd.DataFrame:
     """The claim rows with each claim's message, patch (title and version from the
     patches, else from its subject: a patch not in the archive, seed 000), thread and
     hardware."""
     messages = plain(frames.messages)
     meta = dict(zip(messages.uid, messages[[*MESSAGE_COLUMNS[1:], "patch_id", "thread_id"]]
                     .itertuples(index=False), strict=True))
-    of = [meta.get(c["uid"]) for c in rows]
+    of = [meta.get(c.uid) for c in rows]
 
     def column(name: str) -> list[Any]:
         return [getattr(m, name) if m is not None else None for m in of]
@@ -430,7 +431,7 @@ def _with_context(rows: list[dict[str, Any]], frames: ClaimFrames) -> pd.DataFra
     thread_hw: dict[Any, str] = {}
     for uid, text in hw.items():
         thread_hw.setdefault(thread_of.get(uid), text)
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame([vars(c) for c in rows], columns=COLUMNS)
     df["message_id"] = column("message_id")
     df["author"] = [n if not pd.isna(n) else a
                     for n, a in zip(column("from_name"), column("from_addr"), strict=True)]
@@ -439,12 +440,9 @@ def _with_context(rows: list[dict[str, Any]], frames: ClaimFrames) -> pd.DataFra
     df["title"] = pd.Series(title, index=df.index, dtype=object)
     df["version"] = pd.Series(version, index=df.index, dtype=object)
     df["thread_id"] = thread_id
-    df["hardware"] = [hw.get(c["uid"]) or (None if pd.isna(t) else thread_hw.get(t))
+    df["hardware"] = [hw.get(c.uid) or (None if pd.isna(t) else thread_hw.get(t))
                       for c, t in zip(rows, thread_id, strict=True)]
-    for col in COLUMNS:
-        if col not in df.columns:
-            df[col] = pd.NA
-    return df[COLUMNS].reset_index(drop=True)
+    return df.reset_index(drop=True)
 
 
 @dataclass(frozen=True)

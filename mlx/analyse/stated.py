@@ -12,6 +12,7 @@ import pandas as pd
 
 from mlx.extract.statements import is_reply
 from mlx.extract.vocab import CAUSED, NAMES_CHANGE
+from mlx.rows import ClaimRow
 
 VERDICTS = ("improvement", "regression", "no-change")  # every claim has one
 
@@ -39,9 +40,9 @@ AFTER_COMMIT = re.compile(r"(?i)\b(?:contain\w*|includ\w*|since|after|with)[ \t]
 OTHER_COMMIT = re.compile(r"(?i)\bcommit[ \t]+(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 
 
-def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
+def prose_claims(statements: pd.DataFrame, measured: list[ClaimRow],
                  messages: pd.DataFrame, titles: dict[Any, str] | None = None
-                 ) -> list[dict[str, Any]]:
+                 ) -> list[ClaimRow]:
     """Effects stated in words, and whether the measured pairs nearest them agree (of
     ``measured``, claims as ``measured_claims`` gives them): those on the statement's own
     lines, else those of its message, else those of its thread."""
@@ -60,11 +61,11 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
     by_uid: dict[Any, list[tuple[set[Any], float]]] = {}
     by_thread: dict[Any, list[float]] = {}
     for c in measured:
-        if _direction(c.get("verdict")):
-            gain = abs(c["delta_pct"]) * (1 if c["verdict"] == "improvement" else -1)
-            lines = {c.get("baseline_line_no"), c.get("patched_line_no")}
-            by_uid.setdefault(c["uid"], []).append((lines, gain))
-            by_thread.setdefault(thread_of.get(c["uid"]), []).append(gain)
+        if _direction(c.verdict) and c.delta_pct is not None:
+            gain = abs(c.delta_pct) * (1 if c.verdict == "improvement" else -1)
+            lines = {c.baseline_line_no, c.patched_line_no}
+            by_uid.setdefault(c.uid, []).append((lines, gain))
+            by_thread.setdefault(thread_of.get(c.uid), []).append(gain)
     out = []
     for row in s.itertuples():
         line_no = int(row.line_no) if known(row.line_no) else None
@@ -90,9 +91,9 @@ def prose_claims(statements: pd.DataFrame, measured: list[dict[str, Any]],
                                                          titles.get(row.uid) or "",
                                                          row.uid in postings):
             continue
-        out.append({"uid": row.uid, "kind": "prose", "verdict": row.direction,
-                    "stated_pct": row.stated_pct, "agrees": agrees, "statement": row.text,
-                    "patched_line_no": line_no})
+        out.append(ClaimRow(uid=row.uid, kind="prose", verdict=row.direction,
+                            stated_pct=row.stated_pct, agrees=agrees, statement=row.text,
+                            patched_line_no=line_no))
     return out
 
 
@@ -109,7 +110,7 @@ def _a_problem(text: str, unsized: bool, title: str, posting: bool) -> bool:
             posting or AFTER_COMMIT.search(text) is not None))
 
 
-def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[str, Any]]:
+def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[ClaimRow]:
     """Kernel test robot reports, with the base/head values of their table."""
     out = []
     rows = statements[statements.kind == "robot"]
@@ -127,13 +128,13 @@ def robot_claims(reports: pd.DataFrame, statements: pd.DataFrame) -> list[dict[s
         lower: bool | None = None
         if change is not None and abs(change) > 0 and rep.verdict in ("regression", "improvement"):
             lower = (change > 0) == (rep.verdict == "regression")
-        out.append({
-            "uid": rep.uid, "kind": "robot", "tool": metric.split(".")[0] or None,
-            "test": metric or None, "metric": metric.split(".", 1)[-1] or None,
-            "baseline_label": (t.base_commit if t is not None else None),
-            "baseline_value": (t.baseline_value if t is not None else None),
-            "patched_label": (t.head_commit if t is not None else rep.commit),
-            "patched_value": (t.patched_value if t is not None else None),
-            "delta_pct": change, "verdict": rep.verdict, "stated_pct": rep.change_pct,
-            "lower_is_better": lower, "statement": rep.title})
+        out.append(ClaimRow(
+            uid=rep.uid, kind="robot", tool=metric.split(".")[0] or None,
+            test=metric or None, metric=metric.split(".", 1)[-1] or None,
+            baseline_label=(t.base_commit if t is not None else None),
+            baseline_value=(t.baseline_value if t is not None else None),
+            patched_label=(t.head_commit if t is not None else rep.commit),
+            patched_value=(t.patched_value if t is not None else None),
+            delta_pct=change, verdict=rep.verdict, stated_pct=rep.change_pct,
+            lower_is_better=lower, statement=rep.title))
     return out
