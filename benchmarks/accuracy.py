@@ -332,7 +332,9 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
             if (bool(have) if attr == "quoted" else have) == want.get(attr):
                 rep.attrs[attr][0] += 1
             elif attr == "condition":
-                rep.miss(f"condition {want.get(attr)} found as {have}",
+                how = f"a label, {_decided(r.label)}" if isinstance(r.label, str) and \
+                    r.label else "no label"
+                rep.miss(f"condition {want.get(attr)} found as {have} [{r.tool}, {how}]",
                          f"CONDITION {tag} line {r.line_no}: {have} for "
                          f"{want.get(attr)} ({_fmt(r.value_norm)} {r.unit_norm})")
     if not lab.get("negative"):
@@ -343,6 +345,21 @@ def score_message(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report) 
                      f"{r.unit_norm} [{r.tool}] {str(r.line)[:70]}")
     _score_claims(lab, arch, uid, rep, tag)
     _score_hardware(lab, arch, uid, rep, tag)
+
+
+def _decided(label: str) -> str:
+    """Which word of the condition vocabulary a label's condition came from, in the
+    vocabulary's own words (the first word of the match; a commit id as ``<sha>``), or
+    that none did (the label algebra, the title or the reader decided): what a held-out
+    condition miss may be read in."""
+    from mlx.extract import conditions as c
+    if c.condition_of(label) is None:
+        return "no vocabulary word"
+    for name in ("BASELINE", "OLD_CHANGE", "BASE_NOUN", "PATCHED", "THIS_CHANGE"):
+        if m := getattr(c, name).search(label):
+            word = (m.group(0).split() or ["+"])[0].lower()
+            return f"{name.lower()} {re.sub(r'[0-9a-f]{7,40}', '<sha>', word)!r}"
+    return "a vocabulary word"
 
 
 def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
@@ -382,8 +399,32 @@ def _score_claims(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
         what = (f"stated {_fmt(c.stated_pct)} {str(c.statement)[:60]!r}" if c.kind == "prose"
                 else f"{_fmt(c.baseline_value)} -> {_fmt(c.patched_value)} {c.unit_norm} "
                 f"{c.baseline_label!r} vs {c.patched_label!r}")
-        rep.miss(f"extra claim [{c.kind}] {c.tool if c.kind == 'measured' else ''}".rstrip(),
-                 f"EXTRA claim {tag} [{c.kind}] {what} {c.verdict}")
+        why = _prose_extra_why(c, lab) if c.kind == "prose" else ""
+        rep.miss(f"extra claim [{c.kind}] {c.tool if c.kind == 'measured' else ''}".rstrip()
+                 + why, f"EXTRA claim {tag} [{c.kind}] {what} {c.verdict}{why}")
+
+
+def _prose_extra_why(c: Any, lab: dict[str, Any]) -> str:
+    """" (why: ...)" for a prose claim no label matches, in words a held-out extra may be
+    read in: a labelled prose claim on its line with another verdict or stated percent,
+    else what the message is labelled as, with our verdict and the effect words of the
+    vocabulary its sentence holds (``mlx.extract.vocab.EFFECTS``: our words, not its text)."""
+    from mlx.extract.vocab import EFFECTS
+    line = None if pd.isna(c.patched_line_no) else int(c.patched_line_no)
+    near = [w for w in lab["claims"] if w["kind"] == "prose" and line is not None and
+            w.get("line") is not None and abs(int(w["line"]) - line) <= 1]
+    if near:
+        w = near[0]
+        return (f" (why: the label on its line says {w.get('verdict')}, stated "
+                f"{w.get('stated_pct')}; ours {c.verdict}, stated {_fmt(c.stated_pct)})")
+    text = str(c.statement).lower()
+    stems = [e.stem for e in EFFECTS if re.search(e.regex, text)]
+    kinds = Counter(w["kind"] for w in lab["claims"])
+    labelled = "a negative" if lab.get("negative") else (
+        f"{kinds['measured']} measured, {kinds['prose']} prose labelled")
+    stated = "a percent stated" if not pd.isna(c.stated_pct) else "no percent"
+    return f" (why: no label on its line; {labelled}; ours {c.verdict}, {stated}, " \
+        f"effect words {stems})"
 
 
 def _score_hardware(lab: dict[str, Any], arch: Any, uid: str | None, rep: Report,
