@@ -59,3 +59,23 @@ def test_the_label_naming_the_title_is_patched(labels: list[str], title: str,
 def test_with_and_the_change_stand_in_one_sentence(label: str, condition: str | None) -> None:
     from mlx.extract.conditions import condition_of
     assert condition_of(label) == condition
+
+
+@pytest.mark.parametrize(("labels", "title", "want"), [
+    # a thing with and without it, which the patch title names: the patch brings it
+    (["Without POST keep-alive:", "With POST keep-alive:"],
+     "net: ncsi: send POST keep-alive frames", ["baseline", "patched"]),
+    (["w/ tx batching", "w/o tx batching"], "net/smc: add tx batching", ["patched", "baseline"]),
+    # ... unless the patch removes it
+    (["with GRO", "without GRO"], "net: foo: remove GRO from the rx path",
+     ["baseline", "patched"]),
+    # a thing the title does not name is a configuration compared, whatever the title adds
+    (["Without XDP:", "With XDP:"], "net: ftgmac100: add batched rx refill support",
+     [None, None]),
+    # two different things are no switch
+    (["with GRO", "without TSO"], "net: foo: GRO and TSO", [None, None]),
+])
+def test_a_thing_with_and_without_it_is_a_switch_the_title_names(
+        labels: list[str], title: str, want: list[str | None]) -> None:
+    got = effective_conditions([(name, None) for name in labels], title)
+    assert [cond for _, cond in got] == want

@@ -380,3 +380,21 @@ def test_a_date_above_a_run_is_no_label() -> None:
     body = "With the patch:\n\nWed Dec 23 12:44:47 IST 2020\neth1: 10090000 pps\n"
     assert [(r.label, r.condition) for r in extract_results(body, "[PATCH] net: x")] == [
         ("With the patch", "patched")]
+
+
+@pytest.mark.parametrize(("sentence", "condition"), [
+    # the change named as what was run: the value is the patched run's
+    ("The patch seems to have cured the stalls here, and I get 2.1 Mpps per queue "
+     "with the zero-copy path.", "patched"),
+    ("I tested your series on two boxes and iperf3 gives 941 Mbits/sec each way.", "patched"),
+    # the change as what it fixes, a plan, a question, the code before it: no side
+    ("This patch fixes the throughput collapse to 120 Mbits/sec seen on busy hosts.", None),
+    ("If the series goes in we may reach 900 Mbits/sec on this board.", None),
+    ("Could your patch help here, where iperf3 gives 300 Mbits/sec?", None),
+    ("Before the series the board did 310 Mbits/sec.", "baseline"),
+    ("The box pushes 2.1 Mpps per queue with the zero-copy path.", None),
+])
+def test_a_sentence_that_names_the_change_as_what_ran_gives_the_patched_side(
+        sentence: str, condition: str | None) -> None:
+    rows = extract_results(f"Thanks for the quick turnaround.\n\n{sentence}\n")
+    assert [r.condition for r in rows] == [condition]

@@ -321,6 +321,11 @@ def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> N
      "Re: [PATCH net] net: foo: bar", [(10.0, "improvement")]),
     ("Throughput of the mesh links greatly improved, by upwards of 50% in iperf.",
      "Re: [PATCH] mac80211: foo", [(50.0, "improvement")]),
+    # a factor with a capital X is the same factor
+    ("This patch makes the GCM path 2X faster on arm64.", "[PATCH] crypto: foo", [(100.0,
+                                                                                 "improvement")]),
+    ("With this series decryption is 3X faster.", "[PATCH 0/3] crypto: foo",
+     [(200.0, "improvement")]),
 ])
 def test_what_an_effect_is_of(text: str, subject: str, expected: list) -> None:
     """An effect's direction is read off the measure it is on, its size off the phrase

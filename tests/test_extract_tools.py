@@ -82,3 +82,27 @@ Summary of tcp_nup test run from 2024-05-01 10:00:00.000001
            for r in extract_results(body)]
     assert got == [(5, 530.0, "us", "avg"), (5, 510.0, "us", "median"),
                    (5, 1020.0, "us", "99th %"), (6, 942.48, "Mbit/s", "avg")]
+
+
+def test_flent_summary_names_its_test() -> None:
+    """The line over a flent summary names the test it ran, in either of flent's formats
+    ("Summary of NAME test run from TIME" over a Title line, or "Summary of NAME test run
+    'TITLE' (at TIME):"): rows of tcp_1up and tcp_4up are two tests, never runs of one;
+    a summary with no such line over it names none."""
+    body = """\
+Summary of tcp_1up test run from 2024-05-01 10:00:00.000001
+  Title: 'base'
+
+                             avg       median          # data pts
+ TCP upload sum   :       942.48       940.10 Mbits/s         301
+
+Summary of tcp_4up test run 'base' (at 2024-05-01 10:10:00.000001):
+
+                             avg       median          # data pts
+ TCP upload sum   :       938.10       936.00 Mbits/s         301
+
+                             avg       median          # data pts
+ TCP upload sum   :       901.00       900.00 Mbits/s         301
+"""
+    got = [(r.value, r.test) for r in extract_results(body) if r.statistic == "avg"]
+    assert got == [(942.48, "tcp_1up"), (938.10, "tcp_4up"), (901.0, None)]

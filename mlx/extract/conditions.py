@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mlx.extract.vocab import CHANGE
+from mlx.extract.vocab import CHANGE, NAMES_CHANGE
 from mlx.rows import Condition
 
 # what may stand between "with"/"without" and the change it names, within one sentence
@@ -83,8 +83,9 @@ def condition_of(label: str | None, prose: bool = False) -> Condition | None:
     noun = not prose and BASE_NOUN.search(label) is not None and (
         len(label.split()) <= NOUN_LABEL_WORDS or BASE_NOUN_HEAD.search(label) is not None)
     base = BASELINE.search(label) is not None or OLD_CHANGE.search(label) is not None or noun
-    patched = PATCHED.search(label) is not None or (not base and THIS_CHANGE.search(label)
-                                                     is not None)
+    patched = PATCHED.search(label) is not None or (
+        not base and THIS_CHANGE.search(label) is not None and
+        NOT_MEASURED_WITH.search(label) is None)  # not "this patch fixes the drop to ..."
     if base and patched and REVERTED.search(label):
         patched = False  # "With 6.9 but with 1a2b3c4d reverted, I get:"
     if base and patched and WITHOUT_LEAD.match(label):
@@ -97,6 +98,26 @@ def condition_of(label: str | None, prose: bool = False) -> Condition | None:
     if base == patched:
         return None
     return "baseline" if base else "patched"
+
+
+# what keeps a sentence that names the change from saying its values were measured with it:
+# the change as what it fixes ("This patch fixes the drop to 120 Mbit/s"), the code before
+# it ("was", "currently", "without"), a plan, a hedge or a question ("If the series goes
+# in we may reach ...", "Would your patch help?")
+NOT_MEASURED_WITH = re.compile(r"(?i)\b(?:fix(?:es|ed|ing)?|avoid\w*|prevent\w*|address\w*|"
+                               r"solv\w*|before|without|w/o|was|were|currently|today|"
+                               r"previously|used to|if|when|once|would|could|should|will|"
+                               r"expect\w*|might|may|hope\w*|plan\w*|try|trying)\b|\?")
+
+
+def measured_with_change(words: str) -> str | None:
+    """Does a sentence, up to a value it gives, say the value was measured with the change
+    applied, by naming the change as what was run ("The patch seems to have cured the
+    stalls here, and I can push 2.1 Mpps per queue", "I tested your series on two boxes:
+    940 Mbit/s")?  Only the sentence's own words count; a label or a clause that names a
+    condition is read first (``condition_of``).  The change's name when it does."""
+    m = NAMES_CHANGE.search(words)
+    return m.group(0) if m and NOT_MEASURED_WITH.search(words) is None else None
 
 
 @dataclass(frozen=True)
@@ -328,11 +349,25 @@ TURNS_OFF = re.compile(r"(?i)\b(?:disable|remove|drop|revert|turn off|stop|avoid
 TURNS_ON = re.compile(r"(?i)\b(?:enable|turn on|switch on|allow|support)")
 
 
+# "With POST keep-alive:" / "Without POST keep-alive:": one thing present and absent
+WITH_LEAD = re.compile(r"(?i)^[ \t]*(?:with\b|w/(?![o/]))[ \t]*")
+WITHOUT_THING = re.compile(r"(?i)^[ \t]*(?:without\b|w/o\b)[ \t]*")
+
+
 def _switched(labels: Sequence[tuple[str, Condition | None]], title: str | None
               ) -> dict[str, Condition | None]:
     """Two labels that name one switch on and off: the side the change switches to is
-    patched (on, unless the patch title says it disables or removes something)."""
+    patched (on, unless the patch title says it disables or removes something).  A thing
+    with and without (``With POST keep-alive`` / ``Without POST keep-alive``) is such a
+    switch only when the patch title names it: with and without XDP beside a patch about
+    something else is a configuration compared."""
     (a, _), (b, _) = labels
+    if title and (pair := _with_without(a, b)) is not None:
+        present, absent = pair
+        if _words(WITH_LEAD.sub("", present)) & _words(title):
+            return {absent: "patched", present: "baseline"} if TURNS_OFF.search(title) else \
+                {present: "patched", absent: "baseline"}
+        return {}
     on = [n for n in (a, b) if SWITCH_ON.search(n) and not SWITCH_OFF.search(n)]
     off = [n for n in (a, b) if SWITCH_OFF.search(n) and not SWITCH_ON.search(n)]
     if len(on) != 1 or len(off) != 1 or not title:
@@ -349,6 +384,16 @@ def _switched(labels: Sequence[tuple[str, Condition | None]], title: str | None
     if TURNS_OFF.search(title):
         return {off[0]: "patched", on[0]: "baseline"}
     return {on[0]: "patched", off[0]: "baseline"}
+
+
+def _with_without(a: str, b: str) -> tuple[str, str] | None:
+    """(the label with, the label without) of two that name one thing with and without
+    it, else None."""
+    for on, off in ((a, b), (b, a)):
+        w, wo = WITH_LEAD.match(on), WITHOUT_THING.match(off)
+        if w and wo and (rest := _words(on[w.end():])) and rest == _words(off[wo.end():]):
+            return on, off
+    return None
 
 
 # "TxBatching" -> "Tx Batching": the parts of a name written in camel case

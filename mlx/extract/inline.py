@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from mlx.extract.conditions import CONDITION_WORDS, condition_of
+from mlx.extract.conditions import CONDITION_WORDS, condition_of, measured_with_change
 from mlx.extract.measured import (
     COMPUTED,
     ITEM_START,
@@ -365,6 +365,7 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                used: list[tuple[int, int]]) -> None:
     """Every other value, with the label before it or the side its sentence names."""
     labelled: dict[int, tuple[str, int]] = {}  # a line's label and where its value ended
+    sides = _Sides(p.text)  # (one per paragraph: a side carried forward stays in it)
     prev: re.Match[str] | None = None  # the value taken last
     for m in VALUE.finditer(p.text):
         if len(found) >= MAX_PER_LINE or len(used) > 4 * MAX_PER_LINE:
@@ -394,7 +395,7 @@ def _values_of(p: Paragraph, found: list[tuple[int, InlineValue]],
         if cond is None and label is None:
             label, cond = _clause_side(p.text, m)
             if cond is None:
-                label, cond = sentence_sides.side(p.text, m.start(), m.end())
+                label, cond = sides.side(m.start(), m.end())
         found.append((p.line_of(m.start()), InlineValue(_num(m.group(2)), m.group(3), label,
                                                         cond, config=inner)))
 
@@ -431,13 +432,12 @@ class _Sides:
     right after it that names it ("This is with your patch"), else the side an earlier
     sentence of the paragraph named, carried forward ("With <config2>, 260Mbps.")."""
 
-    def __init__(self) -> None:
-        self.text = ""
+    def __init__(self, text: str) -> None:
+        self.text = text
         self.last: tuple[str, Condition] | None = None  # the label and side named before
 
-    def side(self, text: str, start: int, end: int) -> tuple[str | None, Condition | None]:
-        if text is not self.text:
-            self.text, self.last = text, None
+    def side(self, start: int, end: int) -> tuple[str | None, Condition | None]:
+        text = self.text
         begin = max((e.end() for e in SENTENCE_END.finditer(text, max(0, start - 300), start)),
                     default=max(0, start - 300))
         # the value's own line first, then its sentence ("Without this patch: ...
@@ -449,6 +449,9 @@ class _Sides:
                 self.last = (_condition_words(said), cond)
                 return self.last
         words = text[begin:start]
+        if (change := measured_with_change(words)) is not None:
+            self.last = (change, "patched")
+            return change, "patched"
         stop = SENTENCE_END.search(text, end, end + 300)
         if stop and (m := THIS_IS.match(text, stop.end())) and \
                 (cond := condition_of(m.group(1))) is not None:
@@ -458,8 +461,6 @@ class _Sides:
             return self.last  # (a list's items each name their own run)
         return None, None
 
-
-sentence_sides = _Sides()
 
 
 def _without_lists(found: list[tuple[int, InlineValue]],

@@ -325,7 +325,7 @@ def _row(value: float, unit: str, metric: str | None = None, **kw: Any) -> Resul
 
 
 def _tool_row(v: tools.ToolValue) -> ResultRow:
-    return _row(v.value, v.unit, tool=v.tool, test=None, config=v.label, statistic=v.statistic)
+    return _row(v.value, v.unit, tool=v.tool, test=v.test, config=v.label, statistic=v.statistic)
 
 
 def _netperf_row(v: netperf.NetperfValue, kind: str) -> ResultRow:

@@ -14,7 +14,7 @@ from mlx.text import Folded
 # ... and a paragraph only if it states a size: a percent, "2x", or "a big improvement"
 # "7%", "2x", "3 times"
 # ("x(?<!\wx)" is "\bx" written so that re skips to the x's: 3x faster on bodies)
-SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:x|times)\b)|x(?<!\wx)\d{1,3}\b")
+SIZE_NUMBER = re.compile(r"\d[ \t]?(?:%|(?:[xX]|times)\b)|x(?<!\wx)\d{1,3}\b")
 # "double the bandwidth", "twice as fast" (tried only where FACTOR_STEMS stand)
 SIZE_WORD = Folded(r"\b(?:doubl\w*|twice|tripl\w*)[ \t]+(?:the |its |our |their |of |as )?"
                    r"(?:throughput|bandwidth|performance|rate|speed|pps|iops|fast|quick)")
@@ -80,8 +80,8 @@ def percent(text: str) -> float | None:
     m = FACTOR_RANGE.search(text)
     if m:  # "by x2 ~ x4": a range of factors, its middle
         return (float(m.group(1)) + float(m.group(2))) / 2 * 100 - 100
-    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:x|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
-    if m:  # "2x faster", "3 times", "a x2 boost"
+    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:[xX]|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    if m:  # "2x faster", "2X faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100
     m = re.search(r"(?i)factor[ \t\n]+of[ \t\n]+(\d{1,3}(?:\.\d{1,2})?)|"
                   r"(\d{1,3}(?:\.\d{1,2})?)[ \t]?-?[ \t]?fold\b", text)

@@ -119,10 +119,10 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
          {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
                            "pps", "iops"]}}],
         [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
-        # "2x faster", "3 times better"; "improves throughput by x2 ~ x4"
-        [{"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
+        # "2x faster", "2X faster", "3 times better"; "improves throughput by x2 ~ x4"
+        [{"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
         [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False},
-         {"LOWER": "by"}, {"TEXT": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}],
+         {"LOWER": "by"}, {"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}],
         [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
         [effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
         [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun],

@@ -53,6 +53,9 @@ OPENSSL_ROW = re.compile(r"^[ \t]*([A-Za-z][\w-]{0,30}(?:[ \t][\w-]{1,20})?)?[ \
 #                          avg       median      # data pts
 FLENT_HEAD = re.compile(r"^[ \t]*((?:(?:avg|mean|median|min|max|\d{2}th(?:[ \t]%)?)[ \t]+){1,5})"
                         r"#[ \t]data[ \t]pts[ \t]*$")
+# flent's line over a summary names its test: "Summary of rrul test run from 2026-03-02 ...",
+# "Summary of tcp_nup test run 'fq_codel' (at ...):", "Summary of tcp_2down run 'x':"
+FLENT_TEST = re.compile(r"^[ \t]*Summary of ([\w.-]{1,40}) (?:test )?run\b")
 FLENT_STAT = re.compile(r"avg|mean|median|min|max|\d{2}th(?:[ \t]%)?")
 #  TCP download::1  :    2672.99   2568.73 Mbits/s    350      Ping (ms) ICMP : 0.53 0.30 ms 350
 FLENT_ROW = re.compile(r"^[ \t]*([A-Za-z](?:[^:]|::){0,60}?)[ \t]*:[ \t]+"
@@ -73,6 +76,7 @@ class ToolValue:
     tool: str
     label: str | None
     statistic: str | None = None  # "avg", "median" of flent's summary columns
+    test: str | None = None  # flent's test ("rrul", "tcp_nup"), from the line over its summary
 
 
 @dataclass
@@ -85,6 +89,7 @@ class ToolReader:
     columns: list[tuple[int, int, str]] = field(default_factory=list)  # unit cells: span, unit
     row_label: str | None = None
     statistics: list[str] = field(default_factory=list)  # flent's columns
+    flent_test: str | None = None  # the test the last "Summary of ... run" line named
 
     def feed(self, text: str) -> list[ToolValue]:
         if self.mode is None:
@@ -95,6 +100,8 @@ class ToolReader:
             self.rows += 1
             return out
         if self.rows or self.left <= 0:
+            if self.mode == "flent":
+                self.flent_test = None  # (the next summary names its own)
             self.mode = None  # the block ended: the line may start another
             self._start(text)
         else:
@@ -107,6 +114,8 @@ class ToolReader:
             self.mode = "nstat"
         elif OPENSSL_LEGEND in text:
             self.mode, self.left = "openssl", 4
+        elif "Summary of" in text and (m := FLENT_TEST.match(text)):
+            self.flent_test = m.group(1)
         elif "data pts" in text and (m := FLENT_HEAD.match(text)):
             # ("99th %" is one statistic of two words)
             self.mode, self.left = "flent", 0
@@ -142,7 +151,7 @@ class ToolReader:
         if len(values) != len(self.statistics):
             return None
         label = re.sub(r"[ \t]+", " ", m.group(1)).strip()
-        return [ToolValue(float(v), m.group(3), "flent", label, stat)
+        return [ToolValue(float(v), m.group(3), "flent", label, stat, self.flent_test)
                 for v, stat in zip(values, self.statistics, strict=True) if v != "N/A"]
 
     def _columns(self, text: str) -> list[ToolValue] | None:
