@@ -344,3 +344,12 @@ def test_a_claims_section_is_a_name_or_none(section: str, named: str | None) -> 
                         value_norm=[10.0, 30.0])
     assert sorted(c.delta_pct for c in measured_claims(pd.concat([rows, other]))) == \
         [20.0, 200.0]
+
+
+def test_two_versions_of_the_change_on_two_kernels_are_no_pair(unseen) -> None:
+    """"Newer kernel with your patch" beside "Older kernel with the earlier version of the
+    patch": both runs carry the change, and the kernels differ too, so the change is not
+    what differs: results with no condition, no claim."""
+    r = unseen.results[unseen.results.message_id == "two-kernels-1@example.net"]
+    assert len(r) == 4 and r.condition.isna().all()
+    assert unseen.claims[unseen.claims.message_id == "two-kernels-1@example.net"].empty

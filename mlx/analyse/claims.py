@@ -138,6 +138,8 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
             keep &= ~(median & pd.Series([(u, n) in means for u, n in zip(r.uid, r.line_no,
                                                                           strict=True)],
                                          index=r.index))
+    if "tool" in r.columns and "config" in r.columns:
+        keep &= ~_one_flow_sums(r)
     if "tool" in r.columns and "side" in r.columns:
         # iperf3 prints jitter and loss on UDP sender lines as placeholders (0.000 ms, 0%)
         keep &= ~((r.tool == "iperf3") & (r.test == "udp") & (r.side == "sender")
@@ -159,6 +161,23 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
     run = ["uid", "label", "tool", "side", "metric", "section", "config", "command"]
     has_sum = is_sum.groupby([r[c] for c in run], dropna=False).transform("any").astype(bool)
     return r[is_sum | r.stream.isna() | ~has_sum]
+
+
+def _one_flow_sums(r: pd.DataFrame) -> pd.Series:
+    """flent's "TCP upload sum" a line or two below a "TCP upload avg" of the same value
+    and statistic: one flow, whose sum is its average (one result, not two)."""
+    sums = (r.tool == "flent") & r.config.astype(str).str.endswith(" sum")
+    if not sums.any():
+        return sums
+    avg = r[(r.tool == "flent") & r.config.astype(str).str.endswith(" avg")]
+    lines: dict[tuple[Any, ...], list[int]] = {}
+    for u, c, st, v, n in zip(avg.uid, avg.config, avg.statistic, avg.value_norm, avg.line_no,
+                              strict=True):
+        lines.setdefault((u, c[:-4], st, v), []).append(n)
+    return sums & pd.Series([any(0 < n - m <= 3 for m in lines.get((u, str(c)[:-4], st, v), ()))
+                             for u, c, st, v, n in zip(r.uid, r.config, r.statistic,
+                                                       r.value_norm, r.line_no, strict=True)],
+                            index=r.index)
 
 
 def _target_rate(key: tuple[Any, ...], base: list[Any], patched: list[Any]) -> bool:

@@ -314,7 +314,27 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
                 conds[name] = "patched"
     if values == {None} and title:
         conds.update(_named_by_title([name for name, _ in labels], title))
+    if _other_kernels([name for name, _ in labels], conds):
+        conds = dict.fromkeys(conds)
     return [(name, conds[name]) for name, _ in labels]
+
+
+# "a newer kernel", "the older kernel", "6.12-rc3", "v6.1": the kernel a run was built from
+KERNEL_NAMED = re.compile(r"(?i)\b(?:newer|older|newest|oldest|latest|current)[ \t]+"
+                          r"(?:\w+[ \t]+)?(?:kernel|tree|build)\b|\bv?\d\.\d{1,2}"
+                          r"(?:\.\d{1,3})?(?:-rc\d{1,2})?\b")
+
+
+def _other_kernels(names: list[str], conds: dict[str, Condition | None]) -> bool:
+    """Are the one baseline and the one patched run two versions of the change on two
+    kernels ("older kernel with the earlier version of the patch" beside "newer kernel with
+    your patch")?  Then the change is not what differs between them: no side."""
+    base = [n for n in names if conds.get(n) == "baseline"]
+    patched = [n for n in names if conds.get(n) == "patched"]
+    if len(base) != 1 or len(patched) != 1 or OLD_CHANGE.search(base[0]) is None:
+        return False
+    kernels = [{k.group(0).lower() for k in KERNEL_NAMED.finditer(n)} for n in (*base, *patched)]
+    return bool(kernels[0]) and bool(kernels[1]) and kernels[0] != kernels[1]
 
 
 def _named_by_title(names: list[str], title: str) -> dict[str, Condition]:

@@ -101,6 +101,7 @@ class _Label:
 class _Context:
     labels: list[_Label] = field(default_factory=list)  # outer first
     section: str | None = None
+    section_at: int = -1  # the line of a section over the conditions' labels, else -1
     command: str | None = None
     host: str | None = None
     cmd: dict[str, Any] = field(default_factory=dict)
@@ -267,9 +268,13 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
             outline_position(doc.text(nxt))[0] <= indent:
         # a heading above labels that repeat ("Pinned to same core:" over "epoll" / "82.2
         # Gbps" / "io_uring" / "116.2 Gbps") is a section; one that names a condition
-        # ("Without the patch:" over "TCP_RR" / "45000 trans/s") holds the labels under it
+        # ("Without the patch:" over "TCP_RR" / "45000 trans/s") holds the labels under it.
+        # A section over labels that name conditions ("Comparison of tcp_1up run 'x':" over
+        # "Old versions:" / "New version:") is one comparison by its place, however alike
+        # two such headings are
         if condition_of(label) is None:
             c.section = label
+            c.section_at = i if condition_of(_line_label(doc, nxt, by_line)[1]) else -1
             c.close_labels()
         else:
             c.push(indent - 1, label, i)
@@ -385,6 +390,8 @@ def _contextualise(r: ResultRow, c: _Context, depth: int, i: int, text: str) -> 
         config = [n for x in scope if (n := short_name(x)) is not None]
     else:
         label, condition, config, scope = _resolve(r, c.labels)
+    if c.section_at >= 0:
+        scope = [*scope, f"{c.section} @{c.section_at}"]
     return replace(
         r, tool=tool, test=test, label=label, condition=condition, section=c.section, pair=pair,
         config=" / ".join(config) if config else None,

@@ -80,7 +80,8 @@ def percent(text: str) -> float | None:
     m = FACTOR_RANGE.search(text)
     if m:  # "by x2 ~ x4": a range of factors, its middle
         return (float(m.group(1)) + float(m.group(2))) / 2 * 100 - 100
-    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:[xX]|times)\b|\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
+    m = re.search(r"(\d{1,3}(?:\.\d{1,2})?)[ \t]*(?:[xX]|times)\b|"
+                  r"\bx(\d{1,3}(?:\.\d{1,2})?)\b", text)
     if m:  # "2x faster", "2X faster", "3 times", "a x2 boost"
         return (float(m.group(1) or m.group(2)) - 1) * 100
     m = re.search(r"(?i)factor[ \t\n]+of[ \t\n]+(\d{1,3}(?:\.\d{1,2})?)|"
