@@ -13,6 +13,7 @@ columns.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import logging
 import threading
@@ -191,3 +192,16 @@ def _settle() -> None:
         _SETTLED = True
         gc.collect()  # what the first chunk left in cycles, before the rest is frozen
         gc.freeze()
+    if _WORKER and _TRIM is not None:
+        _TRIM(0)  # glibc keeps the pages a chunk's bodies freed: give them back
+
+
+def _malloc_trim() -> Any:
+    """glibc's ``malloc_trim``, or None (another libc)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
