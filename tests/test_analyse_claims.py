@@ -201,7 +201,10 @@ def test_unseen_shapes_golden(unseen) -> None:
     sides in parentheses, flent's comparison blocks, a delta column, the old patch as the
     baseline, a revert, a side named in the next sentence, fields of one run after
     a line's condition label, hedged from/to sides, a third comparator beside two columns
-    the title tells apart (notes padded inside their parentheses); and no claim from a toggle on
+    the title tells apart (notes padded inside their parentheses), flent summaries of two
+    tests in another order, headings written flush over old/new summaries, a run under a
+    problem statement and the same run under "I found a fix and applied it"; and no claim
+    from a toggle on
     one kernel, two transports, an iperf3 UDP sender's target rate or runs that differ by
     a switch besides the change."""
     import os

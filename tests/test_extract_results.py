@@ -398,3 +398,36 @@ def test_a_sentence_that_names_the_change_as_what_ran_gives_the_patched_side(
         sentence: str, condition: str | None) -> None:
     rows = extract_results(f"Thanks for the quick turnaround.\n\n{sentence}\n")
     assert [r.condition for r in rows] == [condition]
+
+
+@pytest.mark.parametrize(("sentence", "values"), [
+    # run / capacity: the percent the sentence gives is the one of the other
+    ("With the series applied iperf3 gives 941/1000 Mbit/s (94% of the link).", [941.0]),
+    ("We got 9.1/10gbps throughput, ~91% of line rate.", [9.1]),
+    # two runs, or a percent that is no share of the two: both values
+    ("iperf3 gives 412/415 Mbit/s on the two runs.", [412.0, 415.0]),
+    ("Throughput is 310/620 Mbit/s (up 100%).", [310.0, 620.0]),
+])
+def test_a_slashed_pair_with_its_share_is_a_run_and_its_capacity(
+        sentence: str, values: list[float]) -> None:
+    assert [r.value for r in extract_results(f"Hi.\n\n{sentence}\n")] == values
+
+
+RUN = ("$ iperf3 -c 10.0.0.2 -u -b 1G\n"
+       "[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n"
+       "[  5]   0.00-10.04  sec   365 MBytes   305 Mbits/sec  0.112 ms  5200/269000 (1.9%)  "
+       "receiver\n")
+
+
+@pytest.mark.parametrize(("sentence", "condition"), [
+    # a sentence over the run saying the change was applied (a link between them is part)
+    ("Then I found this fix and applied it, the same test again.", "patched"),
+    ("Applied your patch on top.\nhttps://example.org/p/1a2b3c4d", "patched"),
+    # a plan, a condition or a negation: no side
+    ("If the fix is applied we would expect better than this, the same test again.", None),
+    ("The fix is not applied on this box yet, so the same test again.", None),
+])
+def test_a_sentence_saying_the_change_was_applied_names_the_run_under_it(
+        sentence: str, condition: str | None) -> None:
+    rows = extract_results(f"Thanks.\n\n{sentence}\n\n{RUN}")
+    assert {r.condition for r in rows if r.metric == "throughput"} == {condition}

@@ -312,6 +312,13 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
             # beside a baseline, the commit under test, or the one other run named
             if SHA.search(name) or (complement and len(open_) == 1):
                 conds[name] = "patched"
+    if complement and "patched" in values and "baseline" not in values:
+        unnamed = [k for k, (name, _) in enumerate(labels) if conds[name] is None]
+        first = min(k for k, (name, _) in enumerate(labels) if conds[name] == "patched")
+        if len(unnamed) == 1 and unnamed[0] < first:
+            # "We see poor UDP throughput:" over a run, then "I found a fix and applied it:"
+            # over the same command's run: the one run before the change is its baseline
+            conds[labels[unnamed[0]][0]] = "baseline"
     if values == {None} and title:
         conds.update(_named_by_title([name for name, _ in labels], title))
     if _other_kernels([name for name, _ in labels], conds):

@@ -321,8 +321,7 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
             cond = condition_of(label)
             if label is None:  # "between 800 and 850 Mbps with it": the side its clause names
                 label, cond = _clause_side(p.text, m)
-            if pattern is SLASHED and len(numbers) == 2 and OF_LINE_RATE.match(
-                    p.text, m.end(), m.end() + 200):
+            if pattern is SLASHED and len(numbers) == 2 and _of_capacity(p.text, m, numbers):
                 # "9.1/10gbps bi-directional throughput, ~91% of line rate": run / capacity
                 numbers = numbers[:1]
             found += [(p.line_of(m.start()), InlineValue(
@@ -330,6 +329,24 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
                 config=f"#{k + 1} of {len(numbers)}" if pattern is SLASHED and len(numbers) > 1
                 else None))
                 for k, v in enumerate(numbers)]
+
+
+# the percent a sentence gives after "measured/capacity": "(94.1% of max)", "i.e. 61 %"
+SHARE = re.compile(r"(?:[^.!?\n]|[.](?=\S)){0,120}?(\d{1,3}(?:\.\d{1,2})?)[ \t]?%")
+
+
+def _of_capacity(text: str, m: re.Match[str], numbers: list[str]) -> bool:
+    """Is "A/B unit" a run and the capacity it is measured against: a "% of line rate"
+    after it, or a percent of the sentence that is A of B ("941/1000 Mbit/s (94%)")?"""
+    if OF_LINE_RATE.match(text, m.end(), m.end() + 200):
+        return True
+    a, b = _num(numbers[0]), _num(numbers[1])
+    share = SHARE.match(text, m.end(), m.end() + 160)
+    return share is not None and 0 < a < b and \
+        abs(float(share.group(1)) - 100 * a / b) <= SHARE_TOLERANCE
+
+
+SHARE_TOLERANCE = 1.5  # percent points: "~94%" of 941/1000 as written, rounded
 
 
 def _run(p: Paragraph, pattern: re.Pattern[str], m: re.Match[str]

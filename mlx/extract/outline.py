@@ -251,7 +251,11 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
     indent = outline_position(text)[0]
     nxt = doc.next_text(i)
     if not is_label:
-        if SENTENCE.match(text.strip()) and indent <= (c.labels[0].indent if c.labels else 0):
+        if _applied_over_a_run(doc, i, text):
+            c.close_labels()  # "Then I found a fix and applied it." over the run again
+            c.push(indent, text.strip(), i)
+        elif SENTENCE.match(text.strip()) and \
+                indent <= (c.labels[0].indent if c.labels else 0):
             c.close_labels()  # a paragraph of prose ends what the labels above it named
         return
     if label is None and c.labels and all(not doc.text(j).strip()
@@ -280,6 +284,26 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
             c.push(indent - 1, label, i)
     else:
         c.push(indent, label, i)
+
+
+# "I found a fix and applied it.", "Applied your patch, same test:": the change applied
+APPLIED = re.compile(r"(?i)\bappl(?:ied|ying)\b")
+# ... and not as a plan, a question or a negation ("if it is applied", "not applied yet")
+NOT_APPLIED = re.compile(r"(?i)\b(?:if|would|could|should|will|not|before|without|once|"
+                         r"when|unless)\b|\?")
+URL_LINE = re.compile(r"^[ \t<]*https?://\S+[ \t>]*$")
+
+
+def _applied_over_a_run(doc: Document, i: int, text: str) -> bool:
+    """Is line ``i`` a sentence saying the change was applied, right over a command or a
+    tool's output (a link to the change between them is part of it)?"""
+    if APPLIED.search(text) is None or NOT_APPLIED.search(text) is not None:
+        return False
+    nxt = doc.next_text(i)
+    if nxt is not None and URL_LINE.match(doc.text(nxt)):
+        nxt = doc.next_text(nxt)
+    return nxt is not None and (COMMAND.search(doc.text(nxt)) is not None or
+                                TOOL_START.search(doc.text(nxt)) is not None)
 
 
 def _line_label(doc: Document, i: int, by_line: dict[int, list[ResultRow]]
