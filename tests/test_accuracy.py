@@ -31,7 +31,7 @@ FLOORS = {
         "results_precision": 0.96,
         "claims_recall": 0.89,
         "claims_precision": 0.98,
-        "prose_recall": 0.80,
+        "prose_recall": 0.83,
         "prose_precision": 0.92,
         "condition": 0.90,
         "hardware_setup_recall": 0.83,

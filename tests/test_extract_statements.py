@@ -321,6 +321,13 @@ def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> N
      "Re: [PATCH net] net: foo: bar", [(10.0, "improvement")]),
     ("Throughput of the mesh links greatly improved, by upwards of 50% in iperf.",
      "Re: [PATCH] mac80211: foo", [(50.0, "improvement")]),
+    # a no-change said beside the change's presence and absence
+    ("Performance is about the same with or without the changes in this revision.",
+     "[PATCH v7 0/9] mips: foo: a new fast path", [(None, "no-change")]),
+    ("I ran it on tmpfs, and the numbers with and without the tagging were statistically "
+     "equal.", "Re: [PATCH v2] mm: foo tagging", [(None, "no-change")]),
+    ("Throughput is unchanged with this patch.", "[PATCH] net: foo", [(None, "no-change")]),
+    ("The two runs are equal in size.", "Re: [PATCH] net: foo", []),
     # a factor with a capital X is the same factor
     ("This patch makes the GCM path 2X faster on arm64.", "[PATCH] crypto: foo", [(100.0,
                                                                                  "improvement")]),

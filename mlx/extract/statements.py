@@ -53,7 +53,7 @@ SIZED_COMPARATIVE = re.compile(r"(?i)\d[ \t]?%[ \t]+(?:" + "|".join(COMPARATIVES
 BODY_WORDS = (*EFFECT_BODY_WORDS, *(f"%{sep}{w}" for w in COMPARATIVES for sep in (" ", "\t")),
               "identical", "difference", "igher with", "etter with",
               "ower with", "orse with", "aster with", "same within", "within the noise",
-              "within noise")
+              "within noise", "ame with", "nchanged with", "equal", "indistinguishable")
 
 
 # the body test for effects without a size (plain substrings: C speed)
@@ -138,10 +138,12 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
 # "identical within statistical errors", "no noticeable difference": no change stated
 NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
                    r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
-                   r"unchanged|the same|on par|within (?:the )?noise)|\bno (?:noticeable |"
+                   r"unchanged|the same|on par|within (?:the )?noise|(?:statistically )?equal|"
+                   r"indistinguishable)|\bno (?:noticeable |"
                    r"measurable |significant |visible |real )?(?:performance )?(?:difference|"
                    r"change in performance|impact on performance)\b",
                    needs=("identical", "unchanged", "the same", "on par", "noise", "difference",
+                          "equal", "indistinguishable",
                           "change in performance", "impact on performance"))
 # "performance is higher without that code", "latency is lower with this patch": the
 # effect said by comparing the change with its absence
@@ -154,6 +156,13 @@ COMPARED = Folded(
 # "results are identical within statistical errors": results of a measurement ("the result
 # was the same" of a functional test is none)
 MEASURING = re.compile(r"statistic|noise|error|margin|variance|deviation|run-to-run")
+# "about the same with or without the changes", "unchanged with this patch": the change's
+# presence named beside a no-change
+WITH_CHANGE = re.compile(r"(?i)\b(?:with|without|w/o)\b(?:[ \t\n]+or[ \t\n]+without)?[ \t\n]+"
+                         r"(?:(?:the|this|these|that|your|my|our)[ \t\n]+)?(?:\w+[ \t\n]+)?"
+                         r"(?:patch\w*|series|changes?|fix|commits?)\b|"
+                         # "the numbers with and without alloc tagging were statistically equal"
+                         r"\bwith[ \t\n]+(?:and|or)[ \t\n]+without\b")
 COMPARED_WORDS = ("higher with", "better with", "lower with", "worse with", "faster with",
                   "slower with")
 
@@ -165,7 +174,8 @@ def _effect_paragraph(para: str) -> bool:
     return (any(w in low for w in EFFECT_STEMS) and stated(para, low) and
             EFFECT_WORDS.search(para, low) is not None) \
         or ("%" in para and SIZED_COMPARATIVE.search(para) is not None) \
-        or (("identical" in low or "difference" in low or "same" in low) and
+        or (("identical" in low or "difference" in low or "same" in low or
+             "unchanged" in low or "equal" in low) and
             NO_CHANGE.search(para, low) is not None) \
         or (any(w in low for w in COMPARED_WORDS) and COMPARED.search(para, low) is not None)
 
@@ -301,7 +311,7 @@ def _compared(sent: str) -> Verdict | None:
     low = sent.lower()
     if NO_CHANGE.search(sent, low) and (
             RUNTIME.search(sent) or "benchmark" in low or (
-                "result" in low and MEASURING.search(low))):
+                "result" in low and MEASURING.search(low)) or WITH_CHANGE.search(sent)):
         return "no-change"
     if m := COMPARED.search(sent, low):
         better = m.group(2).lower() in ("higher", "faster", "better")
