@@ -53,7 +53,8 @@ SIZED_COMPARATIVE = re.compile(r"(?i)\d[ \t]?%[ \t]+(?:" + "|".join(COMPARATIVES
 BODY_WORDS = (*EFFECT_BODY_WORDS, *(f"%{sep}{w}" for w in COMPARATIVES for sep in (" ", "\t")),
               "identical", "difference", "igher with", "etter with",
               "ower with", "orse with", "aster with", "same within", "within the noise",
-              "within noise", "ame with", "nchanged with", "equal", "indistinguishable")
+              "within noise", "ame with", "nchanged with", "ly equal", "re equal",
+              "ndistinguishable")
 
 
 # the body test for effects without a size (plain substrings: C speed)
