@@ -174,10 +174,12 @@ def _one_flow_sums(r: pd.DataFrame) -> pd.Series:
     for u, c, st, v, n in zip(avg.uid, avg.config, avg.statistic, avg.value_norm, avg.line_no,
                               strict=True):
         lines.setdefault((u, c[:-4], st, v), []).append(n)
-    return sums & pd.Series([any(0 < n - m <= 3 for m in lines.get((u, str(c)[:-4], st, v), ()))
-                             for u, c, st, v, n in zip(r.uid, r.config, r.statistic,
-                                                       r.value_norm, r.line_no, strict=True)],
-                            index=r.index)
+    s = r[sums]  # (only the sum rows are looked up)
+    found = sums.copy()
+    found[sums] = [any(0 < n - m <= 3 for m in lines.get((u, c[:-4], st, v), ()))
+                   for u, c, st, v, n in zip(s.uid, s.config, s.statistic, s.value_norm,
+                                             s.line_no, strict=True)]
+    return found
 
 
 def _target_rate(key: tuple[Any, ...], base: list[Any], patched: list[Any]) -> bool:

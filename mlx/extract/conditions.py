@@ -104,10 +104,13 @@ def condition_of(label: str | None, prose: bool = False) -> Condition | None:
 # the change as what it fixes ("This patch fixes the drop to 120 Mbit/s"), the code before
 # it ("was", "currently", "without"), a plan, a hedge or a question ("If the series goes
 # in we may reach ...", "Would your patch help?")
-NOT_MEASURED_WITH = re.compile(r"(?i)\b(?:fix(?:es|ed|ing)?|avoid\w*|prevent\w*|address\w*|"
-                               r"solv\w*|before|without|w/o|was|were|currently|today|"
-                               r"previously|used to|if|when|once|would|could|should|will|"
-                               r"expect\w*|might|may|hope\w*|plan\w*|try|trying)\b|\?")
+# (``NOT_YET``: the words of a plan, a condition or the code before the change, shared with
+# the outline's "applied" sentences)
+NOT_YET = r"if|when|once|would|could|should|will|before|without"
+NOT_MEASURED_WITH = re.compile(r"(?i)\b(?:" + NOT_YET + r"|fix(?:es|ed|ing)?|avoid\w*|"
+                               r"prevent\w*|address\w*|solv\w*|w/o|was|were|currently|today|"
+                               r"previously|used to|expect\w*|might|may|hope\w*|plan\w*|try|"
+                               r"trying)\b|\?")
 
 
 def measured_with_change(words: str) -> str | None:

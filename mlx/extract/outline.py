@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mlx.extract.conditions import (
+    NOT_YET,
     Label,
     condition_of,
     effective_conditions,
@@ -289,8 +290,7 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
 # "I found a fix and applied it.", "Applied your patch, same test:": the change applied
 APPLIED = re.compile(r"(?i)\bappl(?:ied|ying)\b")
 # ... and not as a plan, a question or a negation ("if it is applied", "not applied yet")
-NOT_APPLIED = re.compile(r"(?i)\b(?:if|would|could|should|will|not|before|without|once|"
-                         r"when|unless)\b|\?")
+NOT_APPLIED = re.compile(r"(?i)\b(?:" + NOT_YET + r"|not|unless)\b|\?")
 URL_LINE = re.compile(r"^[ \t<]*https?://\S+[ \t>]*$")
 
 
