@@ -11,15 +11,20 @@ tree (GPL-2.0; names and part numbers are facts, no code is copied):
   on their own (``odroid-c2``, ``macchiatobin``, ``beaglebone``), the board part of the
   first ``compatible`` ("hardkernel,odroid-c2"), and the SoC: the part of the last
   ``compatible`` ("amlogic,meson-gxbb") and the first word of the file's name
-  (``am335x``-boneblack.dts, ``rk3399``-rock-pi-4b.dts);
+  (``am335x``-boneblack.dts, ``rk3399``-rock-pi-4b.dts); the name before the word that
+  says it is a board ("Renesas White Hawk CPU and Breakout boards": ``white hawk``); and
+  the SoC's marketing name in its ``.dtsi``'s header ("Device Tree Source for the R-Car
+  V4H (R8A779G0) SoC": ``r-car v4h``);
 - CPU code names: Intel's from ``arch/x86/include/asm/intel-family.h`` (``alderlake``,
   ``sapphire rapids``, ``goldmont``), Arm cores from ``arch/arm64/include/asm/cputype.h``
   (``cortex-a72``, ``neoverse n1``, ``thunderx2``), MIPS cores from
   ``arch/mips/kernel/cpu-probe.c`` (``24kc``, ``mips 24kc``), POWER and PowerPC from
   ``arch/powerpc/kernel/cpu_specs*.h`` (``power10``, ``e500mc``);
-- NICs and wifi: the modules of ``drivers/net/{ethernet,wireless}`` Makefiles that name a
-  chip (``r8169``, ``mvpp2``, ``mt7921e``, ``dwmac-sun8i``), the part numbers of their
-  Kconfig prompts ("Realtek 8822CU USB wireless network adapter": ``rtl8822cu``), and the
+- NICs and wifi: the modules of the Makefiles of the hardware drivers (``drivers/net/``'s
+  ethernet, wireless, usb, phy, can, dsa, wwan and pcs, and ``drivers/bluetooth``) that
+  name a chip (``r8169``, ``mvpp2``, ``mt7921e``, ``r8152``, ``mcp251xfd``), the part
+  numbers of their Kconfig prompts ("Realtek 8822CU USB wireless network adapter":
+  ``rtl8822cu``), the PHY drivers' names ("Aquantia AQR113": ``aqr113``), and the
   Synopsys MAC cores of stmmac (``dwmac4``/``gmac4``, ``dwxgmac2``/``xgmac``).
 
 One line per phrase: phrase (lowercase, words split at whitespace as the hardware
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import re
 import subprocess
 import sys
@@ -44,16 +50,19 @@ DATA = Path(__file__).resolve().parent.parent / "mlx" / "extract" / "data"
 OUT = DATA / "kernel.tsv"
 PACKAGE = "linux-source-6.12"
 # the files read, by path inside the tree
-WANTED = re.compile(r"^arch/[\w-]+/boot/dts/.*\.dts$|^arch/x86/include/asm/intel-family\.h$|"
+WANTED = re.compile(r"^arch/[\w-]+/boot/dts/.*\.dtsi?$|^arch/x86/include/asm/intel-family\.h$|"
                     r"^arch/arm64/include/asm/cputype\.h$|^arch/mips/kernel/cpu-probe\.c$|"
                     r"^arch/powerpc/kernel/cpu_specs\w*\.h$|"
-                    r"^drivers/net/(?:ethernet|wireless)/.*(?:Kconfig|Makefile)$|"
+                    r"^drivers/net/(?:ethernet|wireless|usb|phy|can|dsa|wwan|pcs)/"
+                    r".*(?:Kconfig|Makefile)$|^drivers/bluetooth/(?:Kconfig|Makefile)$|"
+                    r"^drivers/net/phy/[\w-]+\.c$|"
                     r"^drivers/net/ethernet/stmicro/stmmac/[\w-]+\.c$")
 KIND_ORDER = ("cpu", "nic", "wifi", "board")
 
 # a word with a letter and a digit ("odroid-c2", "rk3399", "8822cu"), not a version or size
 PART = re.compile(r"^(?=[\w.+-]*[a-z])(?=[\w.+-]*\d)[a-z0-9][\w.+-]{2,30}$")
 NOT_PART = re.compile(r"^(?:v|rev|r)\d{1,2}(?:\.\d{1,3})*[a-z]?\+?$|"
+                      r"^rev\.?[a-z]?\d{1,2}(?:\.\d{1,3})*$|"  # "rev.b0"
                       r"^(?:gen|ver|mk|ddr|lpddr|usb|pcie?|sata|emmc|m\.?2|x|sku|"
                       r"eth|ether|lan|wan|wlan|port)[\d_-][\w.-]*$|"
                       r"^\d+(?:\.\d+)?(?:[kmgt](?:i?b|bit|bits|bps|be)?|gbe|mhz|ghz|bit|ports?|"
@@ -76,6 +85,9 @@ GENERIC = {"board", "boards", "evk", "evb", "eval", "evaluation", "development",
            "phone", "laptop", "chromebook", "computer", "server", "switch", "access", "point",
            "wireless", "ethernet", "single", "dual", "quad", "core", "soc", "cpu", "compact",
            "multilink", "quadcore", "quadplus", "onetouch", "ultralite", "microdev"}
+# the words after a board's name in its model: "White Hawk CPU board", "V3M Starter Kit"
+BOARD_WORDS = {"board", "boards", "cpu", "evk", "evb", "kit", "devkit", "som", "module",
+               "carrier", "baseboard", "development", "evaluation", "reference", "platform"}
 ROOT = re.compile(r"(?m)^/[ \t]*\{")
 PROPERTY = re.compile(r"(?s)^[ \t]*(model|compatible)[ \t]*=[ \t]*(.*?);", re.M)
 STRING = re.compile(r'"([^"]*)"')
@@ -145,6 +157,11 @@ def dts_rows(path: str, text: str, vendors: set[str]) -> Iterator[tuple[str, str
         rest = rest[1:]
     if 1 < len(rest) < len(low) and not set(rest) <= GENERIC:
         yield " ".join(rest), "board"
+    # "Renesas White Hawk CPU and Breakout boards based on r8a779g0": the words before the
+    # word that says it is a board ("white hawk")
+    name = list(itertools.takewhile(lambda w: w not in GENERIC and w not in socs, rest))
+    if 1 < len(name) < len(rest) and rest[len(name)] in BOARD_WORDS:
+        yield " ".join(name), "board"
     for word, w in zip(words, low, strict=True):
         if w in GENERIC or w in socs or w in vendors:
             continue
@@ -153,6 +170,24 @@ def dts_rows(path: str, text: str, vendors: set[str]) -> Iterator[tuple[str, str
             continue
         if _named(w) or CAMEL.match(word):
             yield w, "board"
+
+
+# "Device Tree Source for the R-Car V4H (R8A779G0) SoC", "Device Tree Include file for Marvell
+# Armada XP family SoC": the SoC's name in the header of its .dtsi
+SOC_HEADER = re.compile(r"\bfor (?:the )?((?:[A-Z][\w'./+-]* ){0,3}?[A-Z][\w./+-]*)"
+                        r"(?: \([^)]*\))?(?: family)? SoCs?\b")
+
+
+def soc_rows(text: str, vendors: set[str]) -> Iterator[tuple[str, str]]:
+    """(phrase, "cpu") of the SoC a .dtsi's header comment names by its marketing name."""
+    head = " ".join(line.strip(" \t/*") for line in text.splitlines()[:15]
+                    if line.lstrip().startswith(("/*", "*", "//")))
+    for m in SOC_HEADER.finditer(head):
+        words = [w.lower() for w in m.group(1).split()]
+        while words and (words[0] in vendors or words[0].endswith("'s")):
+            words = words[1:]  # "Samsung's Exynos850", "Marvell Armada XP": no maker
+        if 2 <= len(words) <= 3 and not set(words) & GENERIC:
+            yield " ".join(words), "cpu"  # "r-car v4h", "armada xp"
 
 
 # "INTEL_SAPPHIRERAPIDS_X", "INTEL_ATOM_GOLDMONT_D", "INTEL_CORE2_MEROM": a family's name
@@ -209,15 +244,23 @@ def cpu_rows(path: str, text: str) -> Iterator[tuple[str, str]]:
 
 MAKE_OBJ = re.compile(r"obj-\$\(CONFIG_\w+\)[ \t]*[+:]?=[ \t]*([^\n#]+)")
 PROMPT = re.compile(r'^[ \t]*(?:tristate|bool)[ \t]+"([^"]+)"', re.M)
+# a PHY driver's name in its phy_driver table: '.name = "Aquantia AQR113",'
+PHY_NAME = re.compile(r'^[ \t]*\.name[ \t]*=[ \t]*"([^"]+)"', re.M)
 STMMAC_CORE = re.compile(r"^(dw(?:x?l?x?g)?mac\d*)_(?:core|dma|lib)\.c$")
 
 
 def driver_rows(path: str, text: str, vendor_dirs: set[str]) -> Iterator[tuple[str, str]]:
     """(phrase, kind) of the chip names a network driver Makefile, Kconfig or stmmac
     file gives."""
-    kind = "wifi" if path.startswith("drivers/net/wireless/") else "nic"
+    kind = "wifi" if path.startswith(("drivers/net/wireless/", "drivers/bluetooth/")) else "nic"
     name = path.rsplit("/", 1)[-1]
-    if name == "Makefile":
+    if path.startswith("drivers/net/phy/") and name.endswith(".c"):
+        # a PHY driver's name: "Aquantia AQR113", "Microchip KSZ9131 Gigabit PHY"
+        for m in PHY_NAME.finditer(text):
+            for w in _words(m.group(1).replace("/", " ")):
+                if _named(low := w.lower()):
+                    yield low, "nic"
+    elif name == "Makefile":
         for m in MAKE_OBJ.finditer(text):
             for obj in m.group(1).split():
                 mod = obj.removesuffix(".o").rstrip("/").lower()
@@ -276,6 +319,8 @@ def rows(files: Iterable[tuple[str, str]], known: Collection[str] = frozenset()
     for path, text in sorted(files, key=lambda f: (not f[0].endswith(".dts"), f[0])):
         if path.endswith(".dts"):
             got: Iterable[tuple[str, str]] = dts_rows(path, text, vendors)
+        elif path.endswith(".dtsi"):
+            got = soc_rows(text, vendors)
         elif path.startswith("arch/"):
             got = cpu_rows(path, text)
         else:

@@ -167,6 +167,8 @@ def facts(text: str, subject: str | None = None) -> list[tuple]:
     ("Tested on ICE and a ConnectX 6 100G link, my CPU E5-2650 v3 @ 2.30GHz.",
      [("nic", "ICE"), ("nic", "ConnectX 6"), ("link", "100G"),
       ("cpu", "E5-2650 v3 @ 2.30GHz")]),
+    # a ConnectX with its Lx written on, a family alone
+    ("Tested on two EPYCs with ConnectX-4Lx.", [("cpu", "EPYCs"), ("nic", "ConnectX-4Lx")]),
     # machines by maker and line, memory "of RAM", kernels listed and tested on
     ("I verified this on a Dell Latitude 7420 with 64 GB of ECC RAM.",
      [("board", "Dell Latitude 7420"), ("memory", "64 GB of ECC RAM")]),
@@ -370,10 +372,12 @@ def test_review_prose_about_a_driver_is_no_setup() -> None:
 @pytest.mark.parametrize("line", [
     "my gcc: gcc (Ubuntu 7.4.0-1ubuntu1~18.04.1) 7.4.0\n",
     "[cannot apply to v5.3-rc3 next-20190808]\n",
+    # a boot log's module registration: a driver loaded, no device it drives
+    "[    1.383406] usbcore: registered new interface driver r8152\n",
 ])
 def test_compiler_strings_and_robot_trees_state_no_setup(line: str) -> None:
     assert not [f for f in facts("Tested on my box.\n" + line, "Re: [PATCH] foo")
-                if f[1] in ("Ubuntu", "v5.3-rc3", "5.3-rc3")]
+                if f[1] in ("Ubuntu", "v5.3-rc3", "5.3-rc3", "r8152")]
 
 
 def test_a_list_under_a_setup_heading_is_the_setup() -> None:
@@ -531,8 +535,12 @@ def test_setup_said_in_passing(line: str, fact: tuple[str, str]) -> None:
 
 def test_a_config_heading_lists_the_setup() -> None:
     text = ("> Config:\n> - Uses AF_XDP with zero copy as a bump in the wire\n"
-            "> - Dual Xeon with Intel E810-CQDA2 (firmware 4.40)\n")
-    assert ("nic", "E810-CQDA2", "setup") in facts(text, "Re: ICE + XSK ZC page faults")
+            "> - Dual Xeon with Intel E810-CQDA2 (firmware 4.40)\n"
+            "> - Xeon's with an Intel E810-XXVDA2 ('s: no part of the name)\n")
+    got = facts(text, "Re: ICE + XSK ZC page faults")
+    assert {("nic", "E810-CQDA2", "setup"), ("cpu", "Xeon", "setup"),
+            ("nic", "E810-XXVDA2", "setup")} <= set(got), got
+    assert not [t for _, t, _ in got if "'" in t], got
 
 
 @pytest.mark.parametrize("line", [

@@ -162,6 +162,8 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
+                       # "usbcore: registered new interface driver r8152": a module loaded
+                       r"registered new (?:interface )?driver|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
                        r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
                        # a forwarded message's headers in other languages
@@ -243,8 +245,10 @@ class _Subject:
         build = BUILD_REPORT.search(subject or "") is not None or (
             doc is not None and any(BUILD_MATRIX.search(line.text) for line in doc.lines
                                     if "config" in line.text))
-        return cls(low, "patch" in low and not parse_subject(subject).is_reply,
-                   "patch" in low and DEVICE_SUPPORT.search(low) is not None, build)
+        # "[PATCH v2 1/3] ...", "[net-next 0/3] ...": a posting of a patch, not a reply
+        parsed = parse_subject(subject)
+        return cls(low, parsed.kind == "patch" and not parsed.is_reply,
+                   parsed.kind == "patch" and DEVICE_SUPPORT.search(low) is not None, build)
 
 
 class _Line:
@@ -336,6 +340,20 @@ def _patch_subject(s: _Spot) -> bool:
         not _tested_on(s.span, s.text)
 
 
+# "This series enables auto negotiation for the mv88q2110 device": a patch's summary of
+# what it does names the device it is about (not "This patch was tested on an I350")
+PATCH_DOES = re.compile(r"(?i)^[ \t]*(?:this|the|these) (?:series|patch(?:es|set)?|commit|"
+                        r"change)s? (?:\w+ly )?(?:adds?|enables?|fix(?:es)?|implements?|"
+                        r"introduces?|converts?|removes?|supports?|allows?|makes?)\b")
+
+
+def _patch_summary(s: _Spot) -> bool:
+    """The device a patch's own summary names (in a patch, not a reply)."""
+    return s.at.subject.patch and s.at.host is None and \
+        PATCH_DOES.search(_sentence(s.text, s.span)) is not None and \
+        not _tested_on(s.span, s.text)
+
+
 # In order: the first rule that turns a fact down names why it is no setup (``rule``).
 # Each example is a line the rule turns down (``tests/test_extract_hardware.py``, with
 # the subject "[PATCH] igc: add the I226-V").
@@ -343,6 +361,8 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
     Rule("no setup cue", _no_cue, "The I350 has four ports."),
     Rule("named in the patch's subject", _patch_subject,
          "Throughput with the I226-V: 940 Mbits/sec"),
+    Rule("named in the patch's summary", _patch_summary,
+         "This patch enables EEE for the I350, measured at 940 Mbits/sec."),
     Rule("release the patch goes to", lambda s: s.kind == "kernel" and re.search(
         APPLY_FOR + re.escape(s.span), s.text) is not None,
          "Tested on my box, I will apply this for Linux 6.18-rc1"),

@@ -210,12 +210,15 @@ def _named_shapes() -> list[tuple[str, list[dict[str, Any]]]]:
         ("cpu", [{"LOWER": "amd"}, _s("amd_family"), _s("amd_model", op="{0,4}")]),
         # "Xeon 1225 V6", "a Xeon E5-2690 box": the family without the vendor
         ("cpu", [{"TEXT": {"REGEX": r"^Xeon(?:\(R\))?$"}}, _s("intel_model", op="{1,3}")]),
+        # "Xeon's with Intel E810-CQDA2", "on two EPYCs": a family alone, as written
+        ("cpu", [{"TEXT": {"REGEX": r"^(?:Xeon|EPYC|Ryzen|Opteron|Threadripper)s?$"}}]),
         # "my CPU E5-1650 v4 @ 3.60GHz": a Xeon model without its family
         ("cpu", [{"TEXT": {"REGEX": r"^E[357]-\d{4}\w{0,3}$"}},
                  {"TEXT": {"REGEX": r"^v\d$"}, "OP": "?"}, {"ORTH": "@", "OP": "?"},
                  _s("ghz", op="?")]),
         # "a ConnectX 5 100G link", "ICE" (the ice driver, as people write it)
         ("nic", [{"LOWER": "connectx"}, {"TEXT": {"REGEX": r"^[3-8](?:Lx|Dx|lx|dx)?$"}}]),
+        ("nic", [{"TEXT": {"REGEX": r"(?i)^connectx-?[3-8](?:lx|dx)$"}}]),  # "ConnectX-4Lx"
         ("nic", [{"ORTH": "ICE"}]),
         # "a virtual machine with virtio NICs"
         ("nic", [{"LOWER": "virtio"}, {"LOWER": {"IN": ["nic", "nics", "interface", "interfaces",
@@ -354,9 +357,9 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
 
 
 # spaCy's tokenizer rules for these lines: "Intel(R)" and "Core(TM)" keep their ")"; a
-# sentence's "." and ")" go
+# sentence's "." and ")" go, and a possessive's "'s" ("Xeon's with Intel E810-CQDA2")
 PREFIX = re.compile(r"""^[\(\["'<*]""").search
-SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$""").search
+SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$|['’]s$""").search
 
 
 @cache
