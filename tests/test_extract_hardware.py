@@ -708,3 +708,19 @@ def test_a_utilisation_under_a_cpu_field_is_no_processor() -> None:
     assert [r for r in extract_hardware(body) if r.kind == "cpu"] == []
     assert [(r.kind, r.text) for r in extract_hardware("Test setup:\nCPU: Xeon Gold 6338\n")
             if r.kind == "cpu"] == [("cpu", "Xeon Gold 6338")]
+
+
+def test_a_boot_log_names_its_kernel_cpu_and_arch() -> None:
+    """The banner's kernel, though it names the compiler that built it; arch/arm's CPU
+    line; an oops header's release and the arch a distribution's release ends in."""
+    text = ("> [    0.000000] Booting Linux on physical CPU 0x0\n"
+            "> [    0.000000] Linux version 6.19.0-rc2-next-20260102 (builder@farm) "
+            "(arm-linux-gnueabihf-gcc (Debian 14.2.0-3) 14.2.0, GNU ld 2.44) #1 SMP\n"
+            "> [    0.000000] CPU: ARMv7 Processor [410fc075] revision 5 (ARMv7), cr=10c5387d\n"
+            "[  211.402113] CPU: 3 PID: 977 Comm: xsk_fwd Tainted: G  E  "
+            "6.1.118-2.el9.x86_64 #1\n")
+    got = facts(text, "Re: [PATCH] net: foo")
+    assert {("kernel", "6.19.0-rc2-next-20260102", "setup"),
+            ("cpu", "ARMv7 Processor", "setup"), ("arch", "ARMv7", "setup"),
+            ("kernel", "6.1.118-2.el9.x86_64", "setup"), ("arch", "x86_64", "setup")} \
+        <= set(got), got

@@ -109,7 +109,7 @@ SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inu
                "C/", "socket", " connection",
                " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
                "- 4.", "- 5.", "- 6.", " CPU)", "achine model", "DMI:", "Hardware name",
-               "K available", "ink up,", "igE", "Cores", "ainted")
+               "K available", "ink up,", "igE", "Cores", "ainted", "] revision")
 
 # the same words over a Document's text (no-break spaces replaced, wraps joined), with
 # the words that make a line worth reading by shape (SHAPE_WORDS) or under a host line
@@ -209,11 +209,13 @@ def extract_hardware(body: str | None, subject: str | None = None) -> list[Hardw
                                                              if i in words[t]})
         if how is None and not (i in words["weak"] and near_host_line(i, found)):
             continue
-        if NOT_SETUP.search(text):
-            continue
-        text = unwrapped(doc, i, text)
+        raw, text = text, unwrapped(doc, i, text)
+        # a tool's line states the setup by its shape, whatever else it holds ("Linux
+        # version 6.14.0 (...) (arm-linux-gnueabihf-gcc (Debian 13.3.0-5) ...)")
         if tool := shaped(text):
             found[i] = tool
+        elif NOT_SETUP.search(raw):
+            continue
         elif how == "shape":
             if by_line := by_shape(text):
                 found[i] = by_line

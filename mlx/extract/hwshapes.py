@@ -197,14 +197,20 @@ def bare_models(text: str) -> list[Fact]:
 
 # a boot log's lines that name the machine (its fields meant for that): the board of
 # "Machine model:", "DMI:" and "Hardware name:" (before its BIOS), the kernel of "Linux
-# version" and of an oops's "Not tainted"/"Tainted: ..." header, the memory of "Memory:
-# <a>K/<b>K available", the link of U-Boot's "ethernet@<addr>: link up, 1000Mbps"
+# version" and of an oops's "Not tainted"/"Tainted: ..." header (and the arch its release
+# ends in), the CPU and arch of arch/arm's "CPU: ... revision N (ARMv7)", the memory of
+# "Memory: <a>K/<b>K available", the link of U-Boot's "ethernet@<addr>: link up, 1000Mbps"
 BOOT_BOARD = re.compile(r"\b(?:Machine model|DMI|Hardware name):[ \t]+(.+?)(?:,[ \t]*BIOS\b.*)?"
                         r"[ \t]*$")
 BOOT_KERNEL = re.compile(r"\bLinux version[ \t]+([2-7]\.\d{1,2}[\w.+~-]{0,60})|"
                          r"\b(?:Not tainted|Tainted:[ \t]+[A-Z ]{1,20}?)[ \t]+"
                          r"([2-7]\.\d{1,2}[\w.+~-]{0,60})[ \t]+#")
 BOOT_MEMORY = re.compile(r"\bMemory:[ \t]+\d{1,10}K/(\d{1,10})K available\b")
+# arch/arm's "CPU: ARMv7 Processor [414fc0f0] revision 0 (ARMv7), cr=10c5387d"
+BOOT_ARM_CPU = re.compile(r"\bCPU:[ \t]+(.{2,60}?)[ \t]+\[[0-9a-f]{8}\][ \t]+revision[ \t]+\d+"
+                          r"[ \t]+\((ARMv[\w-]{1,8})\)")
+# a distribution's kernel release names its arch: "6.1.106-1.el9.x86_64", "5.14.0-427.el9.aarch64"
+RELEASE_ARCH = re.compile(r"\.(x86_64|aarch64|ppc64le|s390x|i686|armv7hl|riscv64)$")
 LINK_UP_SPEED = re.compile(r"(?i)\blink up,[ \t]+(\d{1,5}[ \t]?[GM]bps)\b")
 
 
@@ -214,7 +220,12 @@ def _boot_log(text: str) -> list[Fact]:
     if "ersion" in text or "ainted" in text:
         if m := BOOT_KERNEL.search(text):
             ver = m.group(1) or m.group(2)
-            return [Fact("kernel", ver, ver, None, True)]
+            arch = RELEASE_ARCH.search(ver)
+            return [Fact("kernel", ver, ver, None, True)] + (
+                [Fact("arch", arch.group(1), arch.group(1), None, True)] if arch else [])
+    if "revision" in text and (m := BOOT_ARM_CPU.search(text)):
+        return [Fact("cpu", m.group(1), m.group(1), None, True),
+                Fact("arch", m.group(2), m.group(2), None, True)]
     if "K available" in text and (m := BOOT_MEMORY.search(text)):
         mib = memory_mib(m.group(1), "K")
         return [Fact("memory", f"{m.group(1)}K", mib, None, True)]
