@@ -46,7 +46,7 @@ NOT_MODEL = re.compile(r"(?i)^(?:\d+(?:\.\d+)?(?:g|m|k)?(?:b|bit|bps|be|bit/s|hz
 # words with a digit that name no chip: protocols, hashes, encodings, CPU flags, arches
 NOT_A_CHIP = re.compile(r"(?i)^(?:ipv\d|crc\d+|sha\d+|md5|utf\d+|x86\w*|i[3-6]86|amd64|arm64|"
                         r"l[2-4]\w?|vf\d*|pf\d*|wifi\d\w?|cx\d{1,2}|usb\d\w*|gen\d\w*|"
-                        r"rev\d\w*|\d{3,4}[km]?b?ps|\d+base\w*|[a-z]\d|\d+-bit|\d+-port|"
+                        r"rev\d\w*|\d{3,4}[km]?b?ps|\d+base[\w-]*|[a-z]\d|\d+-bit|\d+-port|"
                         r"\d+-lane|\d+-way)$")
 
 
@@ -61,7 +61,8 @@ def tokens(name: str) -> list[str]:
         out.append(tok.lower())
         if "-" in tok and not tok.lower().startswith(("connectx", "bcm")):
             head = tok.split("-")[0]
-            if len(head) >= 4 and re.search(r"\d", head) and re.search(r"[A-Za-z]", head):
+            if len(head) >= 4 and re.search(r"\d", head) and re.search(r"[A-Za-z]", head) \
+                    and not NOT_A_CHIP.match(head):
                 out.append(head.lower())  # "I219-LM" is also written "I219"
     return out
 

@@ -724,3 +724,69 @@ def test_a_boot_log_names_its_kernel_cpu_and_arch() -> None:
             ("cpu", "ARMv7 Processor", "setup"), ("arch", "ARMv7", "setup"),
             ("kernel", "6.1.118-2.el9.x86_64", "setup"), ("arch", "x86_64", "setup")} \
         <= set(got), got
+
+
+def test_a_boot_logs_noise_names_no_setup_and_its_fields_do() -> None:
+    """A driver's banner prints whether or not its device is there; DMI's memory slots,
+    the placeholder of a board the device tree does not name and the BIOS memory map
+    ("e820") name no machine. A bound device's link (four digits), a console's "<6>"
+    level, systemd's architecture and U-Boot's bold speed do."""
+    text = ("Tested on my box:\n"
+            "[    1.100000] igb: Intel(R) Gigabit Ethernet Network Driver\n"
+            "[    1.100000] igb: Copyright (c) 2007-2014 Intel Corporation.\n"
+            "[    1.200000] ixgbe: Intel(R) 10 Gigabit PCI Express Network Driver\n"
+            "[    1.210000] e1000e 0000:03:00.0 eth0: NIC Link is Up 1000 Mbps Full Duplex\n"
+            "<6>[    0.000000] Hardware name: Acme Foo3 board\n"
+            "[    0.000000] Hardware name: Generic DT based system\n"
+            "[    0.000000] DMI: Memory slots populated: 2/4\n"
+            "[    0.000000] BIOS-e820: [mem 0x0000000000000000-0x000000000009fbff] usable\n"
+            "[    2.000000] systemd[1]: Detected architecture x86-64.\n\n"
+            "U-Boot says:\nftgmac#0: link up, *100Mbps half-duplex*\n")
+    got = facts(text, "Re: [PATCH] net: foo")
+    assert set(got) == {("nic", "e1000e", "setup"), ("link", "1000 Mbps", "setup"),
+                        ("board", "Acme Foo3 board", "setup"), ("arch", "x86-64", "setup"),
+                        ("nic", "ftgmac", "setup"), ("link", "100Mbps", "setup")}, got
+
+
+def test_a_cover_letters_account_of_its_parts_names_what_they_are_about() -> None:
+    """ "Patch 1/2 ... for the KSZ9031" describes a part of the series; "I'm able to"
+    says what the writer ran; "from what I have seen" reports reading, no machine."""
+    text = ("This series enables EEE for the KSZ9131 PHY.\n\n"
+            "Patch 1/2 moves the helpers the KSZ9131 code can now share with the\n"
+            "KSZ9031. Patch 2/2 adds the new sequence.\n\n"
+            "With this series I'm able to negotiate both 1000Mbps and 100Mbps\n"
+            "links without issue.\n\n"
+            "From what I have seen the sequence is the same as in the KSZ9477.\n")
+    got = facts(text, "[net-next 0/2] net: phy: acme: enable EEE")
+    assert ("link", "100Mbps", "setup") in got, got
+    assert {("nic", "KSZ9131", "subject"), ("nic", "KSZ9031", "subject"),
+            ("nic", "KSZ9477", "subject")} <= set(got), got
+
+
+@pytest.mark.parametrize("line, fact", [
+    # a kernel field names the tree that ran, though the subject names it as the target
+    ("- Kernel: net-next (at 1a2b3c4d5e)", ("kernel", "net-next")),
+    # as many sockets as CPUs; a rate over the line rate it ran on
+    ("- two 16-core EPYCs, 128 GB", ("sockets", "two 16-core EPYCs")),
+    ("- throughput: 9.41/10gbps", ("link", "10gbps")),
+    # U-Boot's device and its index, with its bold link speed
+    ("- ftgmac100#0: link up, *1000Mbps full-duplex*", ("nic", "ftgmac100")),
+])
+def test_a_setup_list_under_a_heading(line: str, fact: tuple[str, str]) -> None:
+    got = facts("Test setup:\n" + line + "\n", "[PATCH net-next] net: acme: foo")
+    assert (*fact, "setup") in got, got
+
+
+@pytest.mark.parametrize("line", [
+    "- Kernel: the one from my last mail",  # no version, no tree
+    "- 6x 10/100Mbps Ethernet ports",  # a port's rates, no line rate
+    "- 494/432 Mbit/s (download/upload)",  # two rates
+])
+def test_fields_and_slashes_that_name_no_kernel_or_link(line: str) -> None:
+    got = facts("Test setup:\n" + line + "\n", "[PATCH net-next] net: acme: foo")
+    assert not [f for f in got if f[0] in ("kernel", "link")], got
+
+
+def test_an_env_field_is_a_setup_cue() -> None:
+    got = facts("Env: an Intel Xeon Gold 6338 with an X710\n", "Re: [PATCH] net: i40e: foo")
+    assert [f for f in got if f[2] == "setup"], got

@@ -109,7 +109,8 @@ SHAPE_WORDS = ("ink is", " link", "USB", "_64", "arch64", "arm64", "ernel", "inu
                "C/", "socket", " connection",
                " copper", " fib", " DAC", "ested on", "ested with", "-next", "- 2.", "- 3.",
                "- 4.", "- 5.", "- 6.", " CPU)", "achine model", "DMI:", "Hardware name",
-               "K available", "ink up,", "igE", "Cores", "ainted", "] revision")
+               "K available", "ink up,", "igE", "Cores", "ainted", "] revision",
+               "d architecture")
 
 # the same words over a Document's text (no-break spaces replaced, wraps joined), with
 # the words that make a line worth reading by shape (SHAPE_WORDS) or under a host line
@@ -162,7 +163,8 @@ def _candidate(text: str, tags: set[str]) -> str | None:
     "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first;
     ``tags`` are the line's ``_line_words``: a word test needs its substring there."""
     if "platform" in tags:
-        split = text.lower().translate(WORD_EDGE).split()
+        # (a sentence's "." or "?" is no part of its last word: "... on the RZ/G3E.")
+        split = [w.rstrip(".!?") for w in text.lower().translate(WORD_EDGE).split()]
         words = set(split)
         if not words.isdisjoint(platform_firsts()) or \
                 not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_firsts()):

@@ -10,12 +10,13 @@ at all ("Hardware name: QEMU Ubuntu 24.04 PC" names no OS)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from mlx.extract.document import Document, Line
 from mlx.extract.hwhosts import TITLE_LINE, line_host, machine
-from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact
+from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact, unwrapped
 from mlx.extract.hwvocab import FIELDS
 from mlx.extract.rules import Rule, rejected_by
 from mlx.rows import HardwareRow
@@ -26,16 +27,18 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\b(?:on|using|with) (?:my|our|two|both)\b|"
                        r"\brunning (?:on|a|an|the|linux|kernel)\b|\b(?:ran|runs?) on\b|"
                        r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
-                       r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b|"
+                       # (not "from what i have seen", "I have no idea")
+                       r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b"
+                       r"(?! (?:seen|read|heard|looked|no|not|never)\b)|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
                        # "breaks my ZenBook laptop", "on our Acme Foo3 board"
                        r"\b(?:my|our) (?:[\w.+/-]+ ){1,3}?(?:board|platform|laptop|router|"
                        r"system|devkit|module|adapter)\b|"
-                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform)\s*:|"
+                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform|env)\s*:|"
                        r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
                        # ("I'm running into i40e rx_dropped ...": the reporter's NIC)
-                       r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing)\b|"
+                       r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing|able to)\b|"
                        # "the 5.5.0-rc3 branch I've been working with", "a 'debian-11.1' rootfs"
                        r"\b(?:i|we)(?:'ve| have) been (?:using|running|testing|"
                        r"working (?:with|on))\b|"
@@ -64,8 +67,10 @@ KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t
 # (a port's speed in a spec sheet, "5x 10/100 Mbps Ethernet", is no measurement)
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
                       r"\b(?:sender|receiver)[ \t]*$|TEST from|"
-                      r"\d[ \t]?[KMG](?:bps|bit/s|b/s)\b(?![ \t]*(?i:ethernet|link|port|nic|switch|"
-                      r"wan|lan|phy|full|half|/))")
+                      r"\d[ \t]?[KMGkmg](?:bps|bit/s|b/s)\b"
+                      r"(?![ \t]*(?:(?:and|or|,)[ \t]+\d{1,5}[ \t]?"
+                      r"[KMG](?:bps|bit/s|b/s)[ \t]+)?(?i:ethernet|link|port|nic|switch|"
+                      r"wan|lan|phy|full|half|/))")  # ("both 1000Mbps and 100Mbps links")
 
 # a test only planned, offered, denied or compiled: nothing ran on what the line names
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
@@ -162,8 +167,12 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"
-                       # "usbcore: registered new interface driver r8152": a module loaded
-                       r"registered new (?:interface )?driver|"
+                       # "usbcore: registered new interface driver r8152", "igb: Intel(R)
+                       # Gigabit Ethernet Network Driver": a module loaded (its banner
+                       # prints whether or not a device is there)
+                       r"registered new (?:interface )?driver|\][ \t]+[\w-]+:[ \t]+[^:]{0,80}"
+                       r"\b[Dd]river(?:,?[ \t]+(?:version[ \t]+|v)?\d[\w.-]*)?[ \t]*$|"
+                       r"\][ \t]+[\w-]+:[ \t]+Copyright\b|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
                        r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
                        # a forwarded message's headers in other languages
@@ -289,8 +298,11 @@ class _Line:
             for j in range(max(0, self.i - NEAR_LINES), min(len(doc), self.i + NEAR_LINES + 1)))
 
     def _is_measured(self, j: int) -> bool:
+        # (a speed wrapped before its "links" is a link's: "both 1000Mbps and 100Mbps" /
+        # "links without issue")
         if j not in self._measured:
-            self._measured[j] = MEASURED.search(self.doc.text(j)) is not None
+            self._measured[j] = MEASURED.search(unwrapped(self.doc, j, self.doc.text(j))) \
+                is not None
         return self._measured[j]
 
     @cached_property
@@ -335,6 +347,10 @@ def _patch_subject(s: _Spot) -> bool:
     """The chip the patch is about, named in its title (in a question's subject, "ixgbe
     zero-copy performance", it is the asker's hardware)."""
     sub = s.at.subject
+    # (the tree a "Kernel:" field of a setup names is the one it ran, though the subject
+    # names it as where the patch goes: "[PATCH net-next]")
+    if s.kind == "kernel" and (s.at.headed or KERNEL_FIELD.match(s.text)):
+        return False
     return s.at.host is None and "patch" in sub.low and _in_subject(s.span, sub.low) and \
         (sub.patch or not (s.at.headed or SETUP_CUE.search(s.text))) and \
         not _tested_on(s.span, s.text)
@@ -347,11 +363,28 @@ PATCH_DOES = re.compile(r"(?i)^[ \t]*(?:this|the|these) (?:series|patch(?:es|set
                         r"introduces?|converts?|removes?|supports?|allows?|makes?)\b")
 
 
+KERNEL_FIELD = re.compile(r"(?i)^[ \t]*(?:[-*][ \t]+)?kernel(?: version)?[ \t]*:")
+
+# "Patch 1/3 and 2/3 are preparation patches ...": a cover letter's account of its parts
+PATCH_PART = re.compile(r"(?i)\bpatch(?:es)?[ \t]+\d{1,3}/\d{1,3}\b")
+
+
 def _patch_summary(s: _Spot) -> bool:
-    """The device a patch's own summary names (in a patch, not a reply)."""
-    return s.at.subject.patch and s.at.host is None and \
-        PATCH_DOES.search(_sentence(s.text, s.span)) is not None and \
-        not _tested_on(s.span, s.text)
+    """The device a patch's own summary names, or a paragraph of its cover letter that
+    says what its parts do (in a patch, not a reply)."""
+    return s.at.subject.patch and s.at.host is None and not _tested_on(s.span, s.text) and (
+        PATCH_DOES.search(_sentence(s.text, s.span)) is not None or
+        any(PATCH_PART.search(text) for text in _paragraph(s.at.doc, s.at.i)))
+
+
+def _paragraph(doc: Document, i: int) -> Iterator[str]:
+    """The lines of the paragraph a line stands in (at its quoting depth)."""
+    depth = doc.depth(i)
+    for step in (-1, 1):
+        j = i if step < 0 else i + 1
+        while 0 <= j < len(doc) and doc.depth(j) == depth and doc.text(j).strip():
+            yield doc.text(j)
+            j += step
 
 
 # In order: the first rule that turns a fact down names why it is no setup (``rule``).

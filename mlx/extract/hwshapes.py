@@ -30,7 +30,8 @@ MAX_LINE = 400
 # "[    2.345678] renesas-gbeth 15c30000.ethernet eth0: ...": a boot log, the setup's own
 TIMESTAMP = r"\[[ \t]*\d{1,6}\.\d{3,6}\]"
 
-DMESG = re.compile(r"^[ \t]*" + TIMESTAMP)
+# (with the console's "<6>" printk level before it)
+DMESG = re.compile(r"^[ \t]*(?:<\d>)?" + TIMESTAMP)
 
 # ethtool -i's "driver: i40e"
 ETHTOOL_DRIVER = re.compile(r"^[ \t]*driver:[ \t]+([a-z][\w-]{1,30})[ \t]*$")
@@ -68,7 +69,7 @@ LOWER_WORD = re.compile(r"\b[a-z]{2,}\b")
 BRACKETED = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 
 # Link is Up - 1Gbps/Full - flow control off      eth0: Link is Up 1000 Mbps Full Duplex
-LINK_UP = re.compile(r"(?i)\blink is up\b[ \t-]*(\d{1,3}(?:\.\d)?[ \t]?[GM]bps)(?:/(?:full|half))?")
+LINK_UP = re.compile(r"(?i)\blink is up\b[ \t-]*(\d{1,5}(?:\.\d)?[ \t]?[GM]bps)(?:/(?:full|half))?")
 
 # "1000Mbps full duplex link", "10GBit CAT6 link", "a 25G link", "USB3.0 SuperSpeed"
 LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|GbE|G)(?:/s)?"
@@ -81,6 +82,18 @@ LINK_WORDS = re.compile(r"(?i)\b(\d{1,4}(?:\.\d)?[ \t]?(?:[GM]bit|[GM]b|[GM]bps|
                         # "a USB 3.0 link" (a USB generation alone is a bus, no network link)
                         r"\b(USB[ \t]?[23](?:\.\d)?(?:[ \t]SuperSpeed(?:\+|[ \t]Plus)?)?)"
                         r"(?=[ \t]+(?:links?|connections?)\b)")
+
+# a kernel field's value that names a kernel: a version or a tree
+KERNEL_TREE = re.compile(r"(?i)\d\.\d|\b[\w-]*next\b|\bmainline\b|\bupstream\b|\bstable\b|"
+                         r"\btorvalds\b|\blinus\b")
+
+# "9.41/10gbps": a rate over the line rate it runs on (not "494/432 Mbit/s", two rates,
+# nor "10/100/1000Mbps" or "1/10G", a port's list of rates)
+LINE_RATES = {"1", "2.5", "5", "10", "25", "40", "50", "100", "200", "400", "1000"}
+LINE_RATE = re.compile(r"(?i)(?<![\w./])(\d{1,4}(?:\.\d{1,3})?)/"
+                       r"((1|2\.5|5|10|25|40|50|100|200|400|1000)[ \t]?"
+                       r"(?:[GM]bps|[GM]bit/s|[GM]b/s))"
+                       r"(?![\w/])")
 
 # a bare kernel version where a kernel is talked about: "kernel 6.1.95", "5.15.0-105-generic"
 KERNEL = re.compile(
@@ -129,7 +142,10 @@ SYSSTAT = re.compile(r"^[ \t]*Linux[ \t]+([2-7]\.[\w.+~-]{1,60})[ \t]+\(([\w.-]{
                      r"[^\n]{0,60}?[ \t]_(\w{3,12})_[ \t]+\((\d{1,4}[ \t]CPU)\)")
 
 # "a 4 sockets machine", "a dual socket AMD EPYC"
-SOCKETS = re.compile(r"(?i)\b((?:\d{1,2}|single|dual|two|quad|four|eight)[ -]sockets?)\b")
+SOCKETS = re.compile(r"(?i)\b((?:\d{1,2}|single|dual|two|quad|four|eight)[ -]sockets?)\b|"
+                     # "two 16-core CPUs": as many sockets as CPUs
+                     r"\b((?:[2-8]|two|four|eight)[ \t]+\d{1,3}-core[ \t]+"
+                     r"(?:CPUs|processors|Xeons|EPYCs))\b")
 
 # "root@rzv2h-evk-alpha:~#", "root@OpenWrt:~#": a prompt's host that names the board or OS
 BOARD_HOST = re.compile(r"(?i)evk|devkit|zcu\d|rpi\d|raspberrypi|jetson|rk3\d{3}|bananapi|"
@@ -176,7 +192,7 @@ def value(kind: str, text: str) -> str | None:
         factor = 1 if (m.group(2) or "G").upper() == "M" else 1000
         return f"{float(m.group(1)) * factor:g} Mbit/s"
     if kind == "kernel":
-        m = re.search(r"v?(\d\.\d{1,2}[\w.+~-]*)", text)
+        m = re.search(r"(?<![\d.])v?(\d\.\d{1,2}[\w.+~-]*)", text)  # (not 22.04's "2.04")
         return m.group(1) if m else None
     if kind == "cpu":
         return re.sub(r"\((?:R|TM|r|tm)\)", "", text).replace("  ", " ").strip()
@@ -200,7 +216,10 @@ def bare_models(text: str) -> list[Fact]:
 # version" and of an oops's "Not tainted"/"Tainted: ..." header (and the arch its release
 # ends in), the CPU and arch of arch/arm's "CPU: ... revision N (ARMv7)", the memory of
 # "Memory: <a>K/<b>K available", the link of U-Boot's "ethernet@<addr>: link up, 1000Mbps"
-BOOT_BOARD = re.compile(r"\b(?:Machine model|DMI|Hardware name):[ \t]+(.+?)(?:,[ \t]*BIOS\b.*)?"
+# (not DMI's second line, "DMI: Memory slots populated: 2/4", nor the placeholder of a
+# board the device tree does not name, "Hardware name: Generic DT based system")
+BOOT_BOARD = re.compile(r"\b(?:Machine model|DMI(?!:[ \t]+Memory slots)|Hardware name):[ \t]+"
+                        r"(?!Generic DT based system)(.+?)(?:,[ \t]*BIOS\b.*)?"
                         r"[ \t]*$")
 BOOT_KERNEL = re.compile(r"\bLinux version[ \t]+([2-7]\.\d{1,2}[\w.+~-]{0,60})|"
                          r"\b(?:Not tainted|Tainted:[ \t]+[A-Z ]{1,20}?)[ \t]+"
@@ -211,7 +230,11 @@ BOOT_ARM_CPU = re.compile(r"\bCPU:[ \t]+(.{2,60}?)[ \t]+\[[0-9a-f]{8}\][ \t]+rev
                           r"[ \t]+\((ARMv[\w-]{1,8})\)")
 # a distribution's kernel release names its arch: "6.1.106-1.el9.x86_64", "5.14.0-427.el9.aarch64"
 RELEASE_ARCH = re.compile(r"\.(x86_64|aarch64|ppc64le|s390x|i686|armv7hl|riscv64)$")
-LINK_UP_SPEED = re.compile(r"(?i)\blink up,[ \t]+(\d{1,5}[ \t]?[GM]bps)\b")
+UBOOT_DEVICE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?([a-z][\w-]{2,30})#\d{1,2}:[ \t]")
+LINK_UP_SPEED = re.compile(r"(?i)\blink up,[ \t]+\*?(\d{1,5}[ \t]?[GM]bps)\b")  # "*1000Mbps"
+# systemd's "Detected architecture x86-64." at boot
+BOOT_ARCH = re.compile(r"\bDetected architecture (x86-64|x86|arm64|arm|riscv64|ppc64-le|s390x|"
+                       r"mips\w{0,6}|loongarch64)\.")
 
 
 def _boot_log(text: str) -> list[Fact]:
@@ -226,11 +249,15 @@ def _boot_log(text: str) -> list[Fact]:
     if "revision" in text and (m := BOOT_ARM_CPU.search(text)):
         return [Fact("cpu", m.group(1), m.group(1), None, True),
                 Fact("arch", m.group(2), m.group(2), None, True)]
+    if "architecture" in text and (m := BOOT_ARCH.search(text)):
+        return [Fact("arch", m.group(1), m.group(1), None, True)]
     if "K available" in text and (m := BOOT_MEMORY.search(text)):
         mib = memory_mib(m.group(1), "K")
         return [Fact("memory", f"{m.group(1)}K", mib, None, True)]
     if "ink up," in text and (m := LINK_UP_SPEED.search(text)):
-        return [Fact("link", m.group(1), value("link", m.group(1)), None, True)]
+        link = Fact("link", m.group(1), value("link", m.group(1)), None, True)
+        dev = UBOOT_DEVICE.match(text)  # "ftgmac100#0: link up": U-Boot's driver and index
+        return [_driver(dev.group(1)), link] if dev else [link]
     return []
 
 
@@ -293,7 +320,7 @@ def prompt(text: str) -> re.Match[str] | None:
 # none
 KEYED = {"nic": "nic", "nics": "nic", "network card": "nic", "ethernet": "nic",
          "network adapter": "nic", "board": "board", "platform": "board", "machine": "board",
-         "hardware": "board", "laptop": "board",
+         "hardware": "board", "laptop": "board", "kernel": "kernel", "kernel version": "kernel",
          "soc": "cpu", "cpu": "cpu", "processor": "cpu", "wifi": "wifi", "wlan": "wifi"}
 KEY_VALUE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?i:(?:test |dut |my )?("
                        + "|".join(sorted(KEYED, key=len, reverse=True)) +
@@ -310,8 +337,10 @@ def keyed(text: str) -> list[Fact]:
     # ("CPU: iperf3 22.5% ksoftirqd 16.6%": a utilisation per process, no processor)
     if ":" in text and (m := KEY_VALUE.match(text)) and "%" not in text[m.start(2):m.end(2) + 2]:
         val = re.split(r"[ \t]*(?:,|\(|;| with\b| on\b| and\b)", m.group(2), maxsplit=1)[0]
-        if len(val) >= 3 and not val.isdigit():
-            kind = KEYED[m.group(1).lower()]
+        kind = KEYED[m.group(1).lower()]
+        # "Kernel: net-next (at 1a2b3c4d)", "Kernel: v6.8": a version or a tree, not
+        # "Kernel: the one from my last mail"
+        if len(val) >= 3 and not val.isdigit() and (kind != "kernel" or KERNEL_TREE.search(val)):
             return [Fact(kind, val, value(kind, val), None, False)]
     if (" my " in text or " our " in text) and (m := MY_PRODUCT.search(text)):
         name = m.group(1).strip()
@@ -329,6 +358,10 @@ def by_shape(text: str) -> list[Fact]:
             continue  # "USB controller: ... USB 3.0 xHCI": a controller, not the link
         span = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         out.append(Fact("link", span, span if m.group(4) else value("link", span), None, False))
+    if "/" in text:
+        out += [Fact("link", m.group(2), value("link", m.group(2)), None, False)
+                for m in LINE_RATE.finditer(text)
+                if float(m.group(1)) < float(m.group(3)) and m.group(1) not in LINE_RATES]
     for m in KERNEL.finditer(text):
         span = next(g for g in m.groups() if g).rstrip(".")
         out.append(Fact("kernel", span, span, None, False))
@@ -342,7 +375,8 @@ def by_shape(text: str) -> list[Fact]:
         span = next(g for g in m.groups() if g)
         out.append(Fact("threads", span, span, None, False))
     for m in SOCKETS.finditer(text):
-        out.append(Fact("sockets", m.group(1), m.group(1), None, False))
+        span = m.group(1) or m.group(2)
+        out.append(Fact("sockets", span, span, None, False))
     return out
 
 

@@ -99,7 +99,7 @@ INTEL_MODEL = (r"^(?:Gold|Silver|Platinum|Bronze|Max|Ultra|[EWD]-?\d{4}\w{0,4}|E
                r"[3579])$")
 NIC_MODEL = (r"^(?:[Ii]2[1-2][015](?:-V|-LM|-IT|-T\d)?|I350(?:-T\d)?|XL?710(?:-DA\d)?|XXV710|"
              r"BCM9?57\d{3}\w{0,3}|(?i:mlx[45]\w{0,5})|(?i:dwmac\w{0,12})|"
-             r"X5[2-5]0(?:-\w{1,6})?|8259\d[A-Z]{0,2}|8257\d[A-Z]{0,2}|E810(?:-[A-Z]{1,4})?|E82\d|"
+             r"X5[2-5]0(?:-\w{1,6})?|8259\d[A-Z]{0,2}|8257\d[A-Z]{0,2}|E810(?:-[A-Z]{1,4})?|E82[1-9]|"
              r"BCM57\d{3}[A-Z]?|BCM5720|ConnectX-?[3-8](?:-?(?:Lx|Dx|Ex|lx|dx|ex|VPI))?|"
              r"CX-?[4-8](?:Lx|Dx|lx|dx)?|mlx[45]_(?:core|en)|ixgbe|ixgbevf|igc|igb|i40e|iavf|"
              r"e1000e?|virtio_net|virtio-net|bnxt_en|r8169|r8125|stmmac|mvneta|mvpp2|tg3|sfc|"
