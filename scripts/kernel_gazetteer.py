@@ -24,7 +24,8 @@ tree (GPL-2.0; names and part numbers are facts, no code is copied):
   ethernet, wireless, usb, phy, can, dsa, wwan and pcs, and ``drivers/bluetooth``) that
   name a chip (``r8169``, ``mvpp2``, ``mt7921e``, ``r8152``, ``mcp251xfd``), the part
   numbers of their Kconfig prompts ("Realtek 8822CU USB wireless network adapter":
-  ``rtl8822cu``), the PHY drivers' names ("Aquantia AQR113": ``aqr113``), and the
+  ``rtl8822cu``), the PHY drivers' names ("Aquantia AQR113": ``aqr113``), the
+  controllers the Bluetooth drivers name (``bcm4345c5``, ``wcn6855``, ``rtl8761bu``), and the
   Synopsys MAC cores of stmmac (``dwmac4``/``gmac4``, ``dwxgmac2``/``xgmac``).
 
 One line per phrase: phrase (lowercase, words split at whitespace as the hardware
@@ -55,7 +56,7 @@ WANTED = re.compile(r"^arch/[\w-]+/boot/dts/.*\.dtsi?$|^arch/x86/include/asm/int
                     r"^arch/powerpc/kernel/cpu_specs\w*\.h$|"
                     r"^drivers/net/(?:ethernet|wireless|usb|phy|can|dsa|wwan|pcs)/"
                     r".*(?:Kconfig|Makefile)$|^drivers/bluetooth/(?:Kconfig|Makefile)$|"
-                    r"^drivers/net/phy/[\w-]+\.c$|"
+                    r"^drivers/net/phy/[\w-]+\.c$|^drivers/bluetooth/[\w-]+\.c$|"
                     r"^drivers/net/ethernet/stmicro/stmmac/[\w-]+\.c$")
 KIND_ORDER = ("cpu", "nic", "wifi", "board")
 
@@ -244,6 +245,8 @@ def cpu_rows(path: str, text: str) -> Iterator[tuple[str, str]]:
 
 MAKE_OBJ = re.compile(r"obj-\$\(CONFIG_\w+\)[ \t]*[+:]?=[ \t]*([^\n#]+)")
 PROMPT = re.compile(r'^[ \t]*(?:tristate|bool)[ \t]+"([^"]+)"', re.M)
+BT_CHIP = re.compile(r"\b((?:RTL|QCA|WCN|MT|BCM|CYW|AR|SD)\d{3,5}[A-Z0-9]{0,4})\b|"
+                     r'"rtl_bt/(rtl\d{4}[a-z]{0,3})_')
 # a PHY driver's name in its phy_driver table: '.name = "Aquantia AQR113",'
 PHY_NAME = re.compile(r'^[ \t]*\.name[ \t]*=[ \t]*"([^"]+)"', re.M)
 STMMAC_CORE = re.compile(r"^(dw(?:x?l?x?g)?mac\d*)_(?:core|dma|lib)\.c$")
@@ -254,7 +257,13 @@ def driver_rows(path: str, text: str, vendor_dirs: set[str]) -> Iterator[tuple[s
     file gives."""
     kind = "wifi" if path.startswith(("drivers/net/wireless/", "drivers/bluetooth/")) else "nic"
     name = path.rsplit("/", 1)[-1]
-    if path.startswith("drivers/net/phy/") and name.endswith(".c"):
+    if path.startswith("drivers/bluetooth/") and name.endswith(".c"):
+        # the controllers a Bluetooth driver knows: "BCM4345C5", "WCN6855", and the
+        # chips of its firmware names ("rtl_bt/rtl8761bu_fw.bin")
+        for m in BT_CHIP.finditer(text):
+            if _named(low := (m.group(1) or m.group(2)).lower()):
+                yield low, "wifi"
+    elif path.startswith("drivers/net/phy/") and name.endswith(".c"):
         # a PHY driver's name: "Aquantia AQR113", "Microchip KSZ9131 Gigabit PHY"
         for m in PHY_NAME.finditer(text):
             for w in _words(m.group(1).replace("/", " ")):

@@ -769,8 +769,9 @@ def test_a_cover_letters_account_of_its_parts_names_what_they_are_about() -> Non
     # as many sockets as CPUs; a rate over the line rate it ran on
     ("- two 16-core EPYCs, 128 GB", ("sockets", "two 16-core EPYCs")),
     ("- throughput: 9.41/10gbps", ("link", "10gbps")),
-    # U-Boot's device and its index, with its bold link speed
+    # U-Boot's device and its index, with its bold link speed; the index in prose
     ("- ftgmac100#0: link up, *1000Mbps full-duplex*", ("nic", "ftgmac100")),
+    ("- the BMC's ftgmac100#1 port to the host", ("nic", "ftgmac100")),
 ])
 def test_a_setup_list_under_a_heading(line: str, fact: tuple[str, str]) -> None:
     got = facts("Test setup:\n" + line + "\n", "[PATCH net-next] net: acme: foo")

@@ -21,19 +21,22 @@ def test_rows_of_a_small_tree() -> None:
     and its SoC (the compatible after it, the file name's first word, the marketing name
     of its .dtsi's header); Intel, Arm and MIPS code names; modules of the Ethernet, USB
     and Bluetooth drivers, Kconfig part numbers (a Realtek part with its RTL), PHY
-    drivers' names, stmmac's cores. A child node's compatible, "FOUNDATION", speeds,
+    drivers' names, the controllers
+    a Bluetooth driver names, stmmac's cores. A child node's compatible, "FOUNDATION", speeds,
     library and class modules, a PHY's revision, an MDIO bus's name and vendor
     directories give nothing."""
     got = K.rows(K.tree_files(TREE))
     assert [(p, k) for p, k, _ in got] == [
         ("9999xu", "wifi"), ("99kc", "cpu"), ("acme zx3100 pebbleboard one", "board"),
         ("acme9152", "nic"), ("acme9961", "wifi"), ("acme_zx9", "nic"), ("aqz113", "nic"),
+        ("bcm9999c5", "wifi"),
         ("cortex a99", "cpu"), ("cortex-a99", "cpu"),
         ("dwmac-pebble", "nic"), ("dwmac4", "nic"), ("dwxgmac2", "nic"), ("gmac4", "nic"),
         ("grey heron", "board"), ("grey heron cpu and breakout boards based on zx3100", "board"),
         ("mips 99kc", "cpu"), ("neoverse q7", "cpu"), ("neoverse-q7", "cpu"),
         ("pebbleboard", "board"), ("pebbleboard one", "board"), ("pebblemont", "cpu"),
-        ("quill router", "board"), ("quill-r2", "board"), ("rtl9999xu", "wifi"),
+        ("quill router", "board"), ("quill-r2", "board"), ("rtl9999bu", "wifi"),
+        ("rtl9999xu", "wifi"),
         ("willow lake", "cpu"), ("willowlake", "cpu"), ("xgmac", "nic"), ("xgmac2", "nic"),
         ("z-chip w3", "cpu"), ("zx3100", "cpu"), ("zx9-40g", "nic")]
     assert dict((p, s) for p, _, s in got)["zx3100"].endswith("zx3100-grey-heron.dts")

@@ -156,6 +156,7 @@ def _lower_words() -> Words:
 
 
 CANDIDATE_TAGS = ("platform", "model", "shape")
+DEVICE_INDEX = re.compile(r"#\d{1,2}$")
 
 
 def _candidate(text: str, tags: set[str]) -> str | None:
@@ -163,8 +164,10 @@ def _candidate(text: str, tags: set[str]) -> str | None:
     "shape" (only the shape regexes: a kernel, a link), or None. Cheapest tests first;
     ``tags`` are the line's ``_line_words``: a word test needs its substring there."""
     if "platform" in tags:
-        # (a sentence's "." or "?" is no part of its last word: "... on the RZ/G3E.")
-        split = [w.rstrip(".!?") for w in text.lower().translate(WORD_EDGE).split()]
+        # (a sentence's "." or "?" is no part of its last word: "... on the RZ/G3E.", nor
+        # U-Boot's index of a device: "ftgmac100#0")
+        split = [DEVICE_INDEX.sub("", w.rstrip(".!?"))
+                 for w in text.lower().translate(WORD_EDGE).split()]
         words = set(split)
         if not words.isdisjoint(platform_firsts()) or \
                 not {w.split("-")[0] for w in words if "-" in w}.isdisjoint(platform_firsts()):

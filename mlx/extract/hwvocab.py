@@ -357,9 +357,10 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
 
 
 # spaCy's tokenizer rules for these lines: "Intel(R)" and "Core(TM)" keep their ")"; a
-# sentence's "." and ")" go, and a possessive's "'s" ("Xeon's with Intel E810-CQDA2")
+# sentence's "." and ")" go, a possessive's "'s" ("Xeon's with Intel E810-CQDA2") and
+# U-Boot's device index ("ethact=ftgmac100#0")
 PREFIX = re.compile(r"""^[\(\["'<*]""").search
-SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$|['’]s$""").search
+SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$|['’]s$|#\d{1,2}$""").search
 
 
 @cache
