@@ -685,7 +685,8 @@ def test_each_role_rule_turns_its_example_down(rule) -> None:
 @pytest.mark.parametrize(("rule", "fact"), [
     (hwrole.FACT_RULES[0], ("os", "Ubuntu")), (hwrole.FACT_RULES[1], ("link", "10GbE")),
     (hwrole.FACT_RULES[2], ("size", "512 MB")), (hwrole.FACT_RULES[3], ("nic", "ixgbe")),
-    (hwrole.FACT_RULES[4], ("kernel", "5.27-rc1"))], ids=lambda r: getattr(r, "name", ""))
+    (hwrole.FACT_RULES[4], ("kernel", "5.27-rc1")), (hwrole.FACT_RULES[5], ("memory", "0G"))],
+    ids=lambda r: getattr(r, "name", ""))
 def test_each_fact_rule_drops_its_example(rule, fact) -> None:
     doc = Document.of(rule.example)
     found = {0: [(*fact, None, None, False)]}
@@ -791,3 +792,31 @@ def test_fields_and_slashes_that_name_no_kernel_or_link(line: str) -> None:
 def test_an_env_field_is_a_setup_cue() -> None:
     got = facts("Env: an Intel Xeon Gold 6338 with an X710\n", "Re: [PATCH] net: i40e: foo")
     assert [f for f in got if f[2] == "setup"], got
+
+
+@pytest.mark.parametrize("text, fact, role", [
+    # a regression report's machine: bisected, confirmed, affected; a version that ends
+    # its sentence
+    ("I've bisected the stalls on my RK3399 board to one commit.\n", ("cpu", "RK3399"),
+     "setup"),
+    ("I've bisected it: broken since 6.9-rc1.\n", ("kernel", "6.9-rc1"), "setup"),
+    ("With the fix on 6.6.30 I confirmed my BCM4345C5 works again.\n",
+     ("wifi", "BCM4345C5"), "setup"),
+    # a banner with its version; a bus probed; a board set against the tested one; a
+    # counterfactual
+    ("Tested on my box:\n[    1.200000] ixgbe: Intel(R) 10 Gigabit PCI Express Network Driver "
+     "- version 5.1.0-k\n", ("nic", "ixgbe"), None),
+    ("Tested on my box:\n[    1.300000] libphy: Fixed MDIO Bus: probed\n", None, None),
+    ("Tested now also on an i.MX8MP EVK, with no problems like on the RK3399.\n",
+     ("cpu", "RK3399"), "subject"),
+    ("Tested on my box; an X710 would be valid to reproduce it too.\n", ("nic", "X710"),
+     "subject"),
+])
+def test_regression_reports_banners_and_contrasts(text: str, fact, role) -> None:
+    got = facts(text, "Re: [REGRESSION] net: stalls")
+    if fact is None:
+        assert not got, got
+    elif role is None:
+        assert not [f for f in got if f[:2] == fact], got
+    else:
+        assert (*fact, role) in got, got

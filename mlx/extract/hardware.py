@@ -61,7 +61,7 @@ SETUP_WORDS = ("ested on", "ested with", "est setup", "estbed", "DUT", "Link is 
                "my machine", "est platform", "est machine", "erified on", "eproduced on",
                ":~#", ":~$", "_x86_64_", "_aarch64_", " ran on ", "gigE", "GigE", "my board",
                "our board", "my laptop", "my platform", "our platform", "my router",
-               "my system")
+               "my system", "bisected", "confirmed my", "ly affected")
 # a log's fields that name the machine: only the lines around them are read (a crash
 # report's stack trace holds no setup)
 LOG_WORDS = ("Linux version", "Machine model:", "DMI:", "Hardware name:", "Not tainted",

@@ -42,6 +42,11 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        # "the 5.5.0-rc3 branch I've been working with", "a 'debian-11.1' rootfs"
                        r"\b(?:i|we)(?:'ve| have) been (?:using|running|testing|"
                        r"working (?:with|on))\b|"
+                       # "I've bisected it to ...", "confirmed my device works", "6.6 is
+                       # equally affected": a regression report's machine
+                       r"\b(?:i|we)'ve (?:bisected|tested|tried|run|seen it|reproduced)\b|"
+                       r"\bbisect\w*|\bconfirmed (?:that )?(?:my|our|it|the)\b|"
+                       r"\b(?:is|are|was|were) (?:also |equally )?affected\b|\bmy device\b|"
                        r"\b(?:with|on|in|using) an? ['\"]?[\w.-]+['\"]? rootfs\b|\brootfs is\b|"
                        # "This is using 4.9-rc5 as a baseline" (not "... using the mlx5 helper")
                        r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
@@ -80,6 +85,8 @@ PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|
                      # "If further testing is required, I have a Unifi AC Mesh at hand":
                      # an offer to test (not "the X710 I had at hand: 9.4 Gbits/sec")
                      r"if (?:further |more )?test(?:ing|s)? (?:is|are) (?:needed|required|wanted)|"
+                     # "an X would be valid to reproduce it too": a counterfactual
+                     r"would (?:also )?be (?:valid|enough|fine|possible)|"
                      r"(?:can|could) test (?:it |this |that )?if (?:needed|required|you want))\b")
 
 # "I will apply this for Linux 5.18-rc1": the release a patch goes to, no kernel that ran
@@ -170,9 +177,10 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        # "usbcore: registered new interface driver r8152", "igb: Intel(R)
                        # Gigabit Ethernet Network Driver": a module loaded (its banner
                        # prints whether or not a device is there)
-                       r"registered new (?:interface )?driver|\][ \t]+[\w-]+:[ \t]+[^:]{0,80}"
-                       r"\b[Dd]river(?:,?[ \t]+(?:version[ \t]+|v)?\d[\w.-]*)?[ \t]*$|"
-                       r"\][ \t]+[\w-]+:[ \t]+Copyright\b|"
+                       r"registered new (?:interface )?driver|\][ \t]+[\w-]+:[ \t]+[^:]{0,100}"
+                       r"\b[Dd]river\b[^:]{0,40}$|\][ \t]+[\w-]+:[ \t]+Copyright\b|"
+                       # "libphy: Fixed MDIO Bus: probed": a bus, no device
+                       r"\bMDIO [Bb]us\b.{0,40}\bprobed\b|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
                        r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
                        # a forwarded message's headers in other languages
@@ -208,7 +216,9 @@ SUGGESTED = re.compile(r"(?i)\b(?:could|can|would|will) you\b|\b(?:won't|will no
                        r"\bwhether\b|\bhow about\b|\bwhat about\b")
 SENTENCE_END = re.compile(r"[.!?](?:[ \t]+|$)")
 # "testing on an X, not a Y": the fact right after a negation
-NEGATED = re.compile(r"(?i)(?:\bnot|n't|\brather than|\binstead of|\bexcept(?: for)?)[ \t]+"
+# (or set against it: "no problems like on the X", "unlike the Y")
+NEGATED = re.compile(r"(?i)(?:\bnot|n't|\brather than|\binstead of|\bexcept(?: for)?|\blike|"
+                     r"\bunlike|\bsimilar to)[ \t]+"
                      r"(?:on[ \t]+|with[ \t]+|using[ \t]+)?(?:an?[ \t]+|the[ \t]+|my[ \t]+)?$")
 # a stack trace's lines: registers, frames ("RIP: 0010:tcp_sendmsg+0x1a2/0xd40 [ixgbe]"); a
 # log names the machine only in the fields meant for it ("Hardware name:", "CPU: ... Not
@@ -296,6 +306,18 @@ class _Line:
         return not self.spec and any(
             doc.depth(j) == depth and self._is_measured(j)
             for j in range(max(0, self.i - NEAR_LINES), min(len(doc), self.i + NEAR_LINES + 1)))
+        doc, depth, i = self.doc, self.line.depth, self.i
+        for step in (-1, 1):
+            breaks, j = 0, i
+            while 0 <= j < len(doc) and abs(j - i) <= NEAR_LINES and doc.depth(j) == depth:
+                if not doc.text(j).strip():
+                    breaks += 1
+                    if breaks > 1:
+                        break
+                elif self._is_measured(j):
+                    return True
+                j += step
+        return False
 
     def _is_measured(self, j: int) -> bool:
         # (a speed wrapped before its "links" is a link's: "both 1000Mbps and 100Mbps" /
@@ -434,6 +456,9 @@ FACT_RULES: tuple[Rule[_Spot], ...] = (
          "RIP: 0010:ixgbe_clean_rx_irq+0x1a2/0xd40 [ixgbe]"),
     Rule("kernel in a DMI string", lambda s: s.kind == "kernel" and "Hardware name:" in s.text,
          "Hardware name: Acme Box/Board, BIOS 5.27-rc1 01/02/2023"),
+    Rule("zero size", lambda s: s.kind in ("size", "memory") and re.match(r"0+[ \t]?[KMGT]",
+                                                                        s.span) is not None,
+         "lose cover RAM: 0G"),
 )
 
 

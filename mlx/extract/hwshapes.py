@@ -109,7 +109,7 @@ KERNEL = re.compile(
     # driver's "V2.0": a bare v-version is a kernel from v2.6 on)
     r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|"
     r"v(?:[3-7]\.\d{1,2}|2\.6)(?:\.\d{1,3})?\+?)"
-    r"(?![\w.-])|"
+    r"(?![\w-]|\.\w)|"  # (a sentence's "." may follow: "... since 6.9-rc1.")
     # distribution kernels: "5.15.0-105-generic", "5.14.0-362.el9.x86_64", "4.9.253-tegra"
     r"\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|azure|aws|MANJARO|"
     r"rt\d*)|[2-7]\.\d{1,2}\.\d{1,3}-[\w.]{1,20}\.(?:el\d\w*|fc\d\d)\.\w+|"
