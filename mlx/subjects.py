@@ -193,6 +193,18 @@ def _subsystems(title: str) -> list[str]:
 TITLE_SHAPE = re.compile(r"^[\w./-]{2,40}: \S")
 
 
+# 'Serious performance regression in "net: foo"', 'regression since 1a2b3c4d5e6f': a
+# thread about a commit it names, quoted or by its hash
+QUOTED_TITLE = re.compile(r"[\"\u201c]([\w./-]{2,40}: [^\"\u201d]{3,})[\"\u201d]")
+COMMIT_HASH = re.compile(r"\b[0-9a-f]{12,40}\b")
+
+
+def names_a_commit(title: str) -> bool:
+    """Is a thread's title a commit's, or does it name one (quoted or by its hash)?"""
+    return TITLE_SHAPE.match(title) is not None or QUOTED_TITLE.search(title) is not None or \
+        COMMIT_HASH.search(title) is not None
+
+
 def looks_like_commit_title(title: str) -> bool:
     """'receive: use gro call instead of plain call': a subsystem prefix and a lowercase start."""
     chain = _subsystems(title)

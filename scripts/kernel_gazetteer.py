@@ -247,6 +247,9 @@ MAKE_OBJ = re.compile(r"obj-\$\(CONFIG_\w+\)[ \t]*[+:]?=[ \t]*([^\n#]+)")
 PROMPT = re.compile(r'^[ \t]*(?:tristate|bool)[ \t]+"([^"]+)"', re.M)
 BT_CHIP = re.compile(r"\b((?:RTL|QCA|WCN|MT|BCM|CYW|AR|SD)\d{3,5}[A-Z0-9]{0,4})\b|"
                      r'"rtl_bt/(rtl\d{4}[a-z]{0,3})_')
+# what a network driver's prompt names beside its chip: the CPU or bus of the board it
+# sits on ("on ARM7 ...", "PC/104", "MPC5xxx")
+NOT_A_NIC = re.compile(r"^(?:arm\d{1,2}\w*|pc-?104|mpc\d\w*)$")
 # a PHY driver's name in its phy_driver table: '.name = "Aquantia AQR113",'
 PHY_NAME = re.compile(r'^[ \t]*\.name[ \t]*=[ \t]*"([^"]+)"', re.M)
 STMMAC_CORE = re.compile(r"^(dw(?:x?l?x?g)?mac\d*)_(?:core|dma|lib)\.c$")
@@ -287,7 +290,7 @@ def driver_rows(path: str, text: str, vendor_dirs: set[str]) -> Iterator[tuple[s
             realtek = prompt.lower().startswith("realtek")
             for w in _words(prompt.replace("/", " ")):
                 low = w.lower()
-                if _named(low):
+                if _named(low) and not NOT_A_NIC.match(low):
                     yield low, kind
                     if realtek and low[0].isdigit():
                         yield "rtl" + low, kind  # "Realtek 8822CU": the RTL8822CU

@@ -202,7 +202,8 @@ def test_unseen_shapes_golden(unseen) -> None:
     baseline, a revert, a side named in the next sentence, fields of one run after
     a line's condition label, hedged from/to sides, a third comparator beside two columns
     the title tells apart (notes padded inside their parentheses), flent summaries of two
-    tests in another order, headings written flush over old/new summaries, a run under a
+    tests in another order, headings written flush over old/new summaries or without a
+    colon over them (flent's one-flow "::1" row one result with its avg), a run under a
     problem statement and the same run under "I found a fix and applied it"; and no claim
     from a toggle on
     one kernel, two transports, an iperf3 UDP sender's target rate or runs that differ by

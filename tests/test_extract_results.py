@@ -404,6 +404,7 @@ def test_a_sentence_that_names_the_change_as_what_ran_gives_the_patched_side(
     # run / capacity: the percent the sentence gives is the one of the other
     ("With the series applied iperf3 gives 941/1000 Mbit/s (94% of the link).", [941.0]),
     ("We got 9.1/10gbps throughput, ~91% of line rate.", [9.1]),
+    ("172/200gbps two-way throughput with plain TCP\nTX i.e. ~86% line rate.", [172.0]),
     # two runs, or a percent that is no share of the two: both values
     ("iperf3 gives 412/415 Mbit/s on the two runs.", [412.0, 415.0]),
     ("Throughput is 310/620 Mbit/s (up 100%).", [310.0, 620.0]),
@@ -431,3 +432,29 @@ def test_a_sentence_saying_the_change_was_applied_names_the_run_under_it(
         sentence: str, condition: str | None) -> None:
     rows = extract_results(f"Thanks.\n\n{sentence}\n\n{RUN}")
     assert {r.condition for r in rows if r.metric == "throughput"} == {condition}
+
+
+@pytest.mark.parametrize(("text", "conditions"), [
+    # where a value goes, in the present tense
+    ("Forwarding: 1.21Mpps increases to\n1.38Mpps with the series.", ["baseline", "patched"]),
+    ("The rate drops to 3.1 Mpps from 3.4 Mpps.", [None, None]),
+])
+def test_where_a_value_goes(text: str, conditions: list) -> None:
+    assert [r.condition for r in extract_results(f"Hi.\n\n{text}\n")] == conditions
+
+
+def test_a_list_under_a_label_that_leads_with_its_values() -> None:
+    """Items of eight words and more that lead with their value are the label's runs, not
+    prose; beside a label naming the reverted commit, the other one is the patched run; a
+    thread titled after a commit is about a change."""
+    body = ("> With 6.1 I get:\n"
+            "> * 9.2 Gb/s with no tunnel device at all\n"
+            "> * 3.05 Gb/s with the tunnel device and no encryption\n"
+            ">\n"
+            "> With 6.1 but with 0a1b2c3d4e5f60718293a4b5c6d7e8f901234567 reverted, I get:\n"
+            "> * 9.2 Gb/s with no tunnel device at all\n"
+            "> * 7.40 Gb/s with the tunnel device and no encryption\n\n"
+            "Thanks, looking into it.\n")
+    rows = extract_results(body, 'Re: Big throughput drop since "net: tun: batch the rx path"')
+    assert [(r.value, r.condition) for r in rows] == [
+        (9.2, "patched"), (3.05, "patched"), (9.2, "baseline"), (7.4, "baseline")]

@@ -42,6 +42,9 @@ def test_prose(text: str, pct, direction: str) -> None:
     "I tried the firmware from the vendor image. But the result was the same.",
     # two alternatives compared, the change neither of them
     "On the 1G ports I saw no difference between flushing per packet and per NAPI poll.",
+    # a possibility: what "can" be improved, what improving "can help"
+    "Latency can be improved further with poll periods below 3 ms, at a cost in CPU time.",
+    "Moving the copy out of the hot path can help improving the link utilisation.",
 ])
 def test_no_statement(text: str) -> None:
     assert extract_statements(text) == []
@@ -112,6 +115,12 @@ a5b1a8c1e5ae7ddc 8b27dae5a22b6d98bd1b7f9e2e6
      "a separate build is added.", [(None, "regression")]),
     # a noun phrase "the performance drop is significant"
     ("The performance drop is significant with the series applied.", [(None, "regression")]),
+    # a factor before the noun it sizes; "perf" for performance
+    ("With the series I see a 4x speed increase:", [(300.0, "improvement")]),
+    ("Perf is about the same regardless of the changes in v3.", [(None, "no-change")]),
+    # "can" where it hedges the effect, not a sentence that says "can" elsewhere
+    ("Since the patches have a performance impact a separate build is added, so that\n"
+     "users of small devices can still use the rest.", [(None, "regression")]),
 ])
 def test_more_statement_shapes(text: str, expected: list) -> None:
     got = [(s.stated_pct, s.direction) for s in extract_statements(text)]

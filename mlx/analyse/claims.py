@@ -26,7 +26,7 @@ from mlx.analyse.stated import VERDICTS, known, prose_claims, robot_claims
 from mlx.extract.conditions import SHA, short_name
 from mlx.extract.vocab import LOWER_IS_BETTER
 from mlx.rows import ClaimRow
-from mlx.subjects import TITLE_SHAPE, parse_subject
+from mlx.subjects import names_a_commit, parse_subject
 
 NOISE_PCT = 1.0  # |delta| below this is no change
 # a count is better lower when it counts a failure: "drops: 41 -> 2"
@@ -163,10 +163,15 @@ def _usable(results: pd.DataFrame) -> pd.DataFrame:
     return r[is_sum | r.stream.isna() | ~has_sum]
 
 
+FLOW_OF = re.compile(r"(?: sum|::1)$")  # "TCP upload sum", "TCP upload::1": of "TCP upload"
+
+
 def _one_flow_sums(r: pd.DataFrame) -> pd.Series:
-    """flent's "TCP upload sum" a line or two below a "TCP upload avg" of the same value
-    and statistic: one flow, whose sum is its average (one result, not two)."""
-    sums = (r.tool == "flent") & r.config.astype(str).str.endswith(" sum")
+    """flent's "TCP upload sum" and "TCP upload::1" a line or three below a "TCP upload
+    avg" of the same value and statistic: one flow, whose sum and first flow are its
+    average (one result, not three)."""
+    config = r.config.astype(str)
+    sums = (r.tool == "flent") & (config.str.endswith(" sum") | config.str.endswith("::1"))
     if not sums.any():
         return sums
     avg = r[(r.tool == "flent") & r.config.astype(str).str.endswith(" avg")]
@@ -176,7 +181,7 @@ def _one_flow_sums(r: pd.DataFrame) -> pd.Series:
         lines.setdefault((u, c[:-4], st, v), []).append(n)
     s = r[sums]  # (only the sum rows are looked up)
     found = sums.copy()
-    found[sums] = [any(0 < n - m <= 3 for m in lines.get((u, c[:-4], st, v), ()))
+    found[sums] = [any(0 < n - m <= 3 for m in lines.get((u, FLOW_OF.sub("", c), st, v), ()))
                    for u, c, st, v, n in zip(s.uid, s.config, s.statistic, s.value_norm,
                                              s.line_no, strict=True)]
     return found
@@ -319,11 +324,11 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
 def _about_a_change(claim: ClaimRow, patch_of: dict[Any, Any],
                     titles: dict[Any, str]) -> bool:
     """A claim needs a change under test: a patch the message is or discusses, a thread
-    titled like a commit, or a commit its labels name (a bisection).  A contrast of
+    titled like a commit or naming one, or a commit its labels name (a bisection).  A contrast of
     configurations in a bug report about no change is no claim."""
     if not pd.isna(patch_of.get(claim.uid)):
         return True
-    if TITLE_SHAPE.match(titles.get(claim.uid) or ""):
+    if names_a_commit(titles.get(claim.uid) or ""):
         return True
     return any(SHA.search(str(label or "")) for label in (claim.baseline_label,
                                                            claim.patched_label))

@@ -87,6 +87,10 @@ def prose_claims(statements: pd.DataFrame, measured: list[ClaimRow],
                 and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
                         for lines, _ in own):
             continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
+        if not pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(text) and any(
+                lines & near and abs(abs(g) - abs(row.stated_pct)) <= RESTATED_PCT
+                for lines, g in own):
+            continue  # "1.31Mpps increases to 1.47Mpps, about 12% improvement": the pair's gain
         if row.direction == "regression" and _a_problem(text, pd.isna(row.stated_pct),
                                                          titles.get(row.uid) or "",
                                                          row.uid in postings):
@@ -95,6 +99,9 @@ def prose_claims(statements: pd.DataFrame, measured: list[ClaimRow],
                             stated_pct=row.stated_pct, agrees=agrees, statement=row.text,
                             patched_line_no=line_no))
     return out
+
+
+RESTATED_PCT = 1.5  # points: a percent this close to its pair's gain, as rounded, restates it
 
 
 def _a_problem(text: str, unsized: bool, title: str, posting: bool) -> bool:

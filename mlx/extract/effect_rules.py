@@ -25,7 +25,11 @@ from mlx.text import Folded
 PERF_NOUN = Folded(r"\b(?:performance|throughput|bandwidth|latency|latencies|"
                    r"(?<!clock )(?<!bus )(?<!spi )(?<!link )(?<!fan )(?<!port )speed|"
                    r"pps|packet rate|transfer rate|bitrate|cpu (?:load|usage|utili[sz]ation)|"
-                   r"overhead|jitter|rtt)\b(?![ \t\n]+(?:scenarios?|environments?|use[ -]?cases?|"
+                   r"overhead|jitter|rtt|"
+                   # "Perf is about the same" (not the tool: "perf record", "perf shows")
+                   r"perf(?![ \t\n]+(?:record|top|stat|report|trace|script|annotate|bench|"
+                   r"tool|output|data|shows?|says))"
+                   r")\b(?![ \t\n]+(?:scenarios?|environments?|use[ -]?cases?|"
                    r"workloads?|deployments?|applications?)\b)")
 
 # "Previously traffic control suffered a degradation with this series": an earlier
@@ -79,6 +83,10 @@ GOAL_WORDS = (r"in order to|so as to|aim(?:s|ed|ing)?(?: to| at)?|intend\w*|mean
 # a sentence with no size, anything that hedges it: GOAL_WORDS and these)
 HEDGE = re.compile(r"(?i)\b(?:" + GOAL_WORDS + r"|to (?:measure|check|see|test|verify|avoid|"
                    r"find)|whether|if (?:there|this|it|we|you)|any|may|hope\w*|"
+                   # "can help improving NPU utilization", "latency can be improved further":
+                   # a possibility (not "users can still benefit", said beside an effect)
+                   r"can (?:\w+ ){0,2}(?:improv|reduc|increas|decreas|lower|boost|help|speed|"
+                   r"degrad|hurt|affect|impact)\w*|"
                    r"possibl\w*|potential\w*|try\w*|want\w*|wonder\w*|likely|probably|"
                    r"maybe|perhaps|guess|suspect\w*|if|concern\w*|worr\w*|afraid|risk\w*|"
                    r"fear\w*|once|aim\w*|need|needs|request\w*|seem\w*|"

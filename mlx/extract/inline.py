@@ -73,10 +73,12 @@ PAREN_SIDES = re.compile(r"(?i)\b(with|without|w/o|before|after)[ \t]*\([ \t]*" 
                          + SIDE + r"[ \t]*\)")
 # 612 -> 655 Mbps     7.26 Mpps => 7.94 Mpps      41 → 2
 ARROW = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]*(?:-+>|=+>|→)[ \t]*" + SIDE + r"(?![\w/])")
-# "2.84 Gbits/sec increased to 2.92 Gbits/sec", "went up to": where a value went
+# "2.84 Gbits/sec increased to 2.92 Gbits/sec", "went up to", "1.31Mpps increases to
+# 1.47Mpps": where a value went (or goes)
 WENT_TO = re.compile(r"(?i)(?<![\w.-])" + SIDE + r"[ \t\n]+(?:has[ \t]+|have[ \t]+)?"
-                     r"(?:increased|decreased|improved|dropped|rose|grew|fell|went[ \t]+(?:up|"
-                     r"down)|jumped|climbed|changed)[ \t\n]+to[ \t\n]+" + SIDE + r"(?![\w/])")
+                     r"(?:increase[sd]|decrease[sd]|improve[sd]|drop(?:ped|s)|rose|rises|"
+                     r"gr(?:e|o)ws?|f(?:e|a)lls?|(?:went|goes)[ \t]+(?:up|down)|jump(?:ed|s)|"
+                     r"climb(?:ed|s)|change[sd])[ \t\n]+to[ \t\n]+" + SIDE + r"(?![\w/])")
 # 82 vs 91 Mbps      9.1 Gbps vs. 9.4 Gbps
 VERSUS = re.compile(r"(?<![\w.-])" + SIDE + r"[ \t]+(?:vs\.?|versus)[ \t]+" + SIDE + r"(?![\w/])")
 # Before: 71/28 Mbps      9.4/9.1 Gbps: values packed with a slash share the unit
@@ -86,8 +88,10 @@ SLASHED = re.compile(r"(?<![\w./-])" + NUM + r"/" + NUM + r"(?:/" + NUM + r")?" 
 LINK_SPEEDS = re.compile(r"^(?:10/100(?:/1000)?|100/1000|1/2\.5(?:/5)?(?:/10)?|2\.5/5(?:/10)?|"
                          r"10/25(?:/40)?|25/50|40/100|10/25/50/100)(?![\d.])")
 # "... ~91% line rate", "of wire speed": the second of "measured/capacity" is the capacity
-OF_LINE_RATE = re.compile(r"(?i)[^.!?]*?%[ \t\n]*(?:of[ \t]+)?(?:the[ \t]+)?(?:line[ -]rate|"
-                          r"wire[ -]speed|link speed)")
+# ("i.e." and "e.g." end no sentence: "9.1/10gbps TX i.e. ~91% line rate")
+ABBREVIATION = r"\b(?:i\.e|e\.g)\."
+OF_LINE_RATE = re.compile(r"(?i)(?:" + ABBREVIATION + r"|[^.!?])*?%[ \t\n]*(?:of[ \t]+)?"
+                          r"(?:the[ \t]+)?(?:line[ -]rate|wire[ -]speed|link speed)")
 # 300-400Mbps, 9.1 - 9.4 Gbps: a range of runs is two values
 RANGE = re.compile(r"(?<![\w./-])" + NUM + r"[ \t]?(?:-|–|to)[ \t]?" + NUM + GAP + UNIT
                    + r"(?![\w/])")
@@ -332,7 +336,8 @@ def _runs_of(p: Paragraph, found: list[tuple[int, InlineValue]],
 
 
 # the percent a sentence gives after "measured/capacity": "(94.1% of max)", "i.e. 61 %"
-SHARE = re.compile(r"(?:[^.!?\n]|[.](?=\S)){0,120}?(\d{1,3}(?:\.\d{1,2})?)[ \t]?%")
+SHARE = re.compile(r"(?:" + ABBREVIATION + r"|[^.!?\n]|[.](?=\S)){0,120}?(\d{1,3}(?:\.\d{1,2})?)"
+                   r"[ \t]?%")
 
 
 def _of_capacity(text: str, m: re.Match[str], numbers: list[str]) -> bool:

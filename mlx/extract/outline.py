@@ -163,8 +163,13 @@ def _wordy(text: str) -> bool:
 
 
 def _sentence(text: str) -> bool:
-    """A line of prose: eight words or more, wordy."""
-    return len(text.split()) >= 8 and _wordy(text)
+    """A line of prose: eight words or more, wordy (not a list's item that leads with its
+    value: "* 9.41 Gb/s with no ipvlan at all" under "With 5.8 I get:")."""
+    return len(text.split()) >= 8 and _wordy(text) and not VALUE_ITEM.match(text)
+
+
+# "* 9.41 Gb/s with ...", "- 2.1 Mpps on ...": an item of a list whose value comes first
+VALUE_ITEM = re.compile(r"^[ \t]*[-*\u2022][ \t]+~?\d[\d.,]*[ \t]?[A-Za-z%/]")
 
 
 # "             Microseconds Microseconds": a line of netperf -O's column titles, no label
@@ -255,6 +260,11 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
         if _applied_over_a_run(doc, i, text):
             c.close_labels()  # "Then I found a fix and applied it." over the run again
             c.push(indent, text.strip(), i)
+        elif _heading_over_conditions(doc, i, text, indent, by_line):
+            # "Comparison of tcp_1up run 'x'" (no colon) over "Old versions:" / "New
+            # version:": one comparison by its place, as a heading with a colon
+            c.section, c.section_at = text.strip(), i
+            c.close_labels()
         elif SENTENCE.match(text.strip()) and \
                 indent <= (c.labels[0].indent if c.labels else 0):
             c.close_labels()  # a paragraph of prose ends what the labels above it named
@@ -285,6 +295,23 @@ def _outline_line(c: _Context, doc: Document, i: int, by_line: dict[int, list[Re
             c.push(indent - 1, label, i)
     else:
         c.push(indent, label, i)
+
+
+HEADING_WORDS = 14  # the words of a heading line at most (as of a label with its colon)
+
+
+def _heading_over_conditions(doc: Document, i: int, text: str, indent: int,
+                             by_line: dict[int, list[ResultRow]]) -> bool:
+    """Is line ``i`` a heading without a colon (no sentence: no closing stop, a few words)
+    right over a label line that names a condition ("Old versions:", the next line),
+    indented no deeper? (Not flent's "Summary of rrul test run ..." over its "Title:")"""
+    s = text.strip()
+    nxt = doc.next_text(i)
+    if not s or s[-1] in ".,;!?" or len(s.split()) > HEADING_WORDS or nxt != i + 1 or \
+            nxt in by_line or outline_position(doc.text(nxt))[0] < indent or \
+            not doc.text(nxt).rstrip().endswith(":"):
+        return False
+    return condition_of(_line_label(doc, nxt, by_line)[1]) is not None
 
 
 # "I found a fix and applied it.", "Applied your patch, same test:": the change applied
@@ -359,7 +386,12 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
     for depth in {r.quote_depth for r in rows}:
         labels = list(dict.fromkeys((r.label, r.condition) for r in rows
                                     if r.quote_depth == depth and r.label is not None))
-        implied = dict(effective_conditions(labels, title))
+        # labels whose runs stand in blocks of their own may complement each other ("With
+        # 5.8 I get:" beside "With 5.8 but with <sha> reverted, I get:")
+        lines = [{r.line_no for r in rows if r.quote_depth == depth and r.label == name}
+                 for name, _ in labels]
+        apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
+        implied = dict(effective_conditions(labels, title, complement=apart))
         # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla"; "baseline
         # hash" beside "baseline rbtree": references, no side); a label whose runs have
         # different conditions (from the outline above them) keeps theirs

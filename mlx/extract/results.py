@@ -25,7 +25,7 @@ from mlx.extract.outline import COMMAND, parse_command, with_context
 from mlx.extract.tables import TableReader
 from mlx.extract.units import PREFILTER_WORDS, normalize
 from mlx.rows import ResultRow
-from mlx.subjects import parse_subject
+from mlx.subjects import names_a_commit, parse_subject
 from mlx.text import Words, matched_at
 
 # words that also stand in code, paths and prose: a unit or a test name only in the shape
@@ -94,7 +94,8 @@ def extract_results(body: str | None, subject: str | None = None) -> list[Result
     # in a thread about no patch (a question, a status report) a side is a side of a change
     # only where its label names one ("Baseline Test" over tuning runs names none)
     return with_context(found, doc, subj.title if subj.kind == "patch" else None,
-                        about_a_change=not subject or subj.kind in ("patch", "robot"))
+                        about_a_change=not subject or subj.kind in ("patch", "robot") or
+                        names_a_commit(subj.title))
 
 
 # ---------------------------------------------------------------- finding values

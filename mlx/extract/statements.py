@@ -53,7 +53,8 @@ SIZED_COMPARATIVE = re.compile(r"(?i)\d[ \t]?%[ \t]+(?:" + "|".join(COMPARATIVES
 BODY_WORDS = (*EFFECT_BODY_WORDS, *(f"%{sep}{w}" for w in COMPARATIVES for sep in (" ", "\t")),
               "identical", "difference", "igher with", "etter with",
               "ower with", "orse with", "aster with", "same within", "within the noise",
-              "within noise", "ame with", "nchanged with", "ly equal", "re equal",
+              "within noise", "ame with", "ame regardless", "nchanged with", "ly equal",
+              "re equal",
               "ndistinguishable")
 
 
@@ -125,6 +126,9 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
         [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False},
          {"LOWER": "by"}, {"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}],
         [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
+        # "a 3x speed increase", "a 2 times throughput gain"
+        [{"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, perf, effect_noun],
+        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, perf, effect_noun],
         [effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
         [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun],
         # "a big performance improvement", "significant regression"
@@ -137,7 +141,7 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
 
 
 # "identical within statistical errors", "no noticeable difference": no change stated
-NO_CHANGE = Folded(r"\b(?:results?|performance|throughput|numbers?|latency|it)\b[^.]{0,40}"
+NO_CHANGE = Folded(r"\b(?:results?|performance|perf|throughput|numbers?|latency|it)\b[^.]{0,40}"
                    r"\b(?:are|is|was|were|look|looks|stay|stays)\b[^.]{0,20}\b(?:identical|"
                    r"unchanged|the same|on par|within (?:the )?noise|(?:statistically )?equal|"
                    r"indistinguishable)|\bno (?:noticeable |"
@@ -159,7 +163,8 @@ COMPARED = Folded(
 MEASURING = re.compile(r"statistic|noise|error|margin|variance|deviation|run-to-run")
 # "about the same with or without the changes", "unchanged with this patch": the change's
 # presence named beside a no-change
-WITH_CHANGE = re.compile(r"(?i)\b(?:with|without|w/o)\b(?:[ \t\n]+or[ \t\n]+without)?[ \t\n]+"
+WITH_CHANGE = re.compile(r"(?i)\b(?:with|without|w/o|regardless[ \t\n]+of)\b"
+                         r"(?:[ \t\n]+or[ \t\n]+without)?[ \t\n]+"
                          r"(?:(?:the|this|these|that|your|my|our)[ \t\n]+)?(?:\w+[ \t\n]+)?"
                          r"(?:patch\w*|series|changes?|fix|commits?)\b|"
                          # "the numbers with and without alloc tagging were statistically equal"
