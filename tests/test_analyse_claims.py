@@ -204,7 +204,9 @@ def test_unseen_shapes_golden(unseen) -> None:
     the title tells apart (notes padded inside their parentheses), flent summaries of two
     tests in another order, headings written flush over old/new summaries or without a
     colon over them (flent's one-flow "::1" row one result with its avg), a run under a
-    problem statement and the same run under "I found a fix and applied it"; and no claim
+    problem statement and the same run under "I found a fix and applied it", and an
+    unlabelled run before the same command under "With that commit applied:" (a wrapped
+    iperf3 header's rest no label, the tool's path no part of its command); and no claim
     from a toggle on
     one kernel, two transports, an iperf3 UDP sender's target rate or runs that differ by
     a switch besides the change."""

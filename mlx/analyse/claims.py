@@ -23,7 +23,7 @@ import pandas as pd
 
 from mlx.analyse.pairing import label_sides
 from mlx.analyse.stated import VERDICTS, known, prose_claims, robot_claims
-from mlx.extract.conditions import SHA, short_name
+from mlx.extract.conditions import SHA, names_change, short_name
 from mlx.extract.vocab import LOWER_IS_BETTER
 from mlx.rows import ClaimRow
 from mlx.subjects import names_a_commit, parse_subject
@@ -324,14 +324,16 @@ def hardware_summary(hardware: pd.DataFrame) -> dict[str, str]:
 def _about_a_change(claim: ClaimRow, patch_of: dict[Any, Any],
                     titles: dict[Any, str]) -> bool:
     """A claim needs a change under test: a patch the message is or discusses, a thread
-    titled like a commit or naming one, or a commit its labels name (a bisection).  A contrast of
+    titled like a commit or naming one, or a change its labels name (a bisection's commit,
+    "With that commit applied").  A contrast of
     configurations in a bug report about no change is no claim."""
     if not pd.isna(patch_of.get(claim.uid)):
         return True
     if names_a_commit(titles.get(claim.uid) or ""):
         return True
-    return any(SHA.search(str(label or "")) for label in (claim.baseline_label,
-                                                           claim.patched_label))
+    # a bisection's commit, or the change a side is run with ("With that commit applied")
+    return any(SHA.search(str(label or "")) or names_change(label)
+               for label in (claim.baseline_label, claim.patched_label))
 
 
 @dataclass

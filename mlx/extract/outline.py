@@ -27,7 +27,9 @@ from mlx.extract.measured import ALIGNED
 from mlx.rows import Condition, ResultRow
 
 # pbx4 ~ # iperf3 -c 10.4.0.10 -P2 -R      $ netperf -H 192.0.2.1 -t TCP_RR -l 30
-COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
+# (a path before the tool is no part of the command: "./iperf3 -u -c ...")
+COMMAND = re.compile(r"(?:^|[#$>%][ \t]*|[ \t])(?:\.{0,2}/(?:[\w.-]+/)*)?"
+                     r"((?:sudo[ \t]+)?(?:ip[ \t]+netns[ \t]+exec[ \t]+"
                      r"\S{1,40}[ \t]+)?(iperf3|iperf|netperf|super_netperf|neper|tcp_rr|tcp_stream)"
                      r"(?:[ \t]+[^\n]{0,300})?)$")
 PROMPT_HOST = re.compile(r"^(?:\[?[\w.-]{1,40}@)?([\w.-]{1,40})[ \t:]{1,3}[~/\w.-]{0,40}[ \t]*[#$]")
@@ -202,7 +204,8 @@ def _label_text(text: str) -> tuple[bool, str | None]:
         return (len(s) <= 4), None  # "--" alone closes a labelled block
     words = len(s.split())
     if s.endswith(":") and words <= 14 and not s.startswith("["):
-        return True, s[:-1].strip()
+        # ("A vendor commit fixes it. With that commit applied:": the last sentence)
+        return True, SENTENCE_BREAK.split(s[:-1])[-1].strip()
     if words <= 8 and condition_of(s) and not s.endswith((".", ",")):
         return True, s
     return False, None
@@ -240,6 +243,8 @@ def with_context(found: list[tuple[int, ResultRow]], doc: Document,
     if not about_a_change:
         out = [r if r.condition is None or names_change(r.label) or names_change(r.line)
                else replace(r, condition=None) for r in out]
+    for depth in {r.quote_depth for r in out}:
+        out = _run_before_the_change(out, depth)
     return out
 
 
@@ -341,11 +346,21 @@ def _line_label(doc: Document, i: int, by_line: dict[int, list[ResultRow]]
     is_label, label = _label_text(text)
     nxt = doc.next_text(i)
     if not is_label and nxt is not None and SHORT_LABEL.match(text) and \
-            not ALIGNED.search(text.strip()) and \
+            not _header_rest(doc, i) and not ALIGNED.search(text.strip()) and \
             not OMNI_HEAD.match(text) and not DATE_LINE.match(text) and (
             nxt in by_line or TOOL_START.search(doc.text(nxt))):
         return True, text.strip()
     return is_label, label
+
+
+def _header_rest(doc: Document, i: int) -> bool:
+    """Is line ``i`` the rest of a tool's column header a mailer wrapped ("Lost/Total
+    Datagrams" under iperf3's "[ ID] Interval ... Jitter"), no label?"""
+    return i > 0 and doc.depth(i - 1) == doc.depth(i) and \
+        TOOL_HEADER.match(doc.text(i - 1).strip()) is not None
+
+
+TOOL_HEADER = re.compile(r"^\[ ?ID\][ \t]+Interval\b")
 
 
 # " 1.a) vanilla kernel with ...", "(B2) patched kernel, ...": a scenario key and its words
@@ -401,6 +416,24 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
             out = [replace(r, condition=implied[r.label]) if r.quote_depth == depth and
                    r.label in implied and r.condition != implied[r.label] else r for r in out]
     return out
+
+
+def _run_before_the_change(rows: list[ResultRow], depth: int) -> list[ResultRow]:
+    """A command's run with no label before the same command's run under the one label
+    that names the change ("With that commit applied:"), at a quote depth where no label
+    names a baseline: the run without the change."""
+    mine = [r for r in rows if r.quote_depth == depth]
+    conds = {(r.label, r.condition) for r in mine if r.label is not None}
+    patched = {label for label, cond in conds if cond == "patched"}
+    if len(patched) != 1 or any(cond == "baseline" for _, cond in conds):
+        return rows
+    after = [r for r in mine if r.label in patched and r.command]
+    if not after:
+        return rows
+    first, commands = min(r.line_no for r in after), {r.command for r in after}
+    return [replace(r, condition="baseline") if r.quote_depth == depth and r.label is None
+            and r.condition is None and r.command in commands and r.line_no < first else r
+            for r in rows]
 
 
 def _resolve(r: ResultRow, labels: list[_Label]) -> tuple[str | None, Condition | None,
