@@ -84,6 +84,8 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
     # "double the bandwidth", "twice as fast", "triples the rate" (not "double vlan",
     # "freed twice": the factor must name a performance)
     factor = {"LOWER": {"REGEX": r"^(?:doubl(?:e|es|ed|ing)|twice|tripl(?:e|es|ed))$"}}
+    times = {"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}  # "2x", "x2"
+    n_times: list[dict[str, Any]] = [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}]
     # "provides an improvement in performance", "the performance drop is significant"
     perf = {"LOWER": {"REGEX": PERF_NOUN.rx.pattern}}
     effect_noun = {"LOWER": {"REGEX": r"^(?:improv(?:es|ed|ing|ement|ements)|regress(?:ed|ing|"
@@ -121,23 +123,24 @@ def effect_patterns() -> list[list[dict[str, Any]]]:
          {"LOWER": {"IN": ["throughput", "bandwidth", "performance", "rate", "speed",
                            "pps", "iops"]}}],
         [factor, {"LOWER": "as"}, {"LOWER": {"IN": ["fast", "quick", "quickly", "much"]}}],
-        # "2x faster", "2X faster", "3 times better"; "improves throughput by x2 ~ x4"
-        [{"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, effect],
+        # "2x faster", "2X faster", "3 times better"; "improves throughput by x2 ~ x4"; "a 3x
+        # speed increase", "a 2 times throughput gain"
+        [times, effect], [times, perf, effect_noun], [*n_times, effect],
+        [*n_times, perf, effect_noun],
         [effect, {"OP": "{0,6}", "IS_SENT_START": False, "LIKE_NUM": False},
-         {"LOWER": "by"}, {"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}],
-        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, effect],
-        # "a 3x speed increase", "a 2 times throughput gain"
-        [{"LOWER": {"REGEX": r"^(?:\d{1,3}(?:\.\d{1,2})?x|x\d{1,3})$"}}, perf, effect_noun],
-        [{"LIKE_NUM": True}, {"LOWER": {"IN": ["x", "times"]}}, perf, effect_noun],
+         {"LOWER": "by"}, times],
         [effect_noun, {"OP": "{0,4}", "IS_PUNCT": False}, perf],
         [perf, {"OP": "{0,3}", "IS_PUNCT": False}, effect_noun],
         # "a big performance improvement", "significant regression"
-        [{"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
-                           "measurable", "substantial", "small", "slight", "minor"]}},
-         {"OP": "{0,2}", "LIKE_NUM": False},
-         {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
-                             r"gain|boost)s?$"}}],
+        [SIZE_WORD, {"OP": "{0,2}", "LIKE_NUM": False}, SIZED_NOUN],
     ]
+
+
+# a size in words, and the effect nouns it sizes ("a big performance improvement")
+SIZE_WORD = {"LOWER": {"IN": ["big", "huge", "significant", "noticeable", "nice", "major",
+                              "measurable", "substantial", "small", "slight", "minor"]}}
+SIZED_NOUN = {"LOWER": {"REGEX": r"^(improvement|regression|speedup|speed-up|degradation|"
+                                 r"gain|boost)s?$"}}
 
 
 # "identical within statistical errors", "no noticeable difference": no change stated
