@@ -820,3 +820,39 @@ def test_regression_reports_banners_and_contrasts(text: str, fact, role) -> None
         assert not [f for f in got if f[:2] == fact], got
     else:
         assert (*fact, role) in got, got
+
+
+@pytest.mark.parametrize("text, subject, fact", [
+    # a spec sheet's numbered field is no host; "Support for <device>" adds a device
+    ("The device:\nWLAN2: Qualcomm Atheros QCA9880 (5 GHz)\n",
+     "[PATCH v2] Support for Acme AR-900 router", ("wifi", "Atheros QCA9880")),
+    # a patch title's "kernel: bump ..." is no kernel field
+    ("Patches:\n  kernel: bump 4.9 to 4.9.171\n  kernel: bump 4.14 to 4.14.114\n",
+     "[OpenWrt-Devel] pending patches", ("kernel", "4.9")),
+    # a build is no run; a driver's commit is software; what one is developing is no setup
+    ("I tried to compile it with kernel 4.14 and it failed.\n", "Re: build error",
+     ("kernel", "kernel 4.14")),
+    ("Tested with the latest ath10k-ct commit, results to follow.\n", "Re: ath10k-ct",
+     ("wifi", "ath10k-ct")),
+    ("I have been working on implementing the XDP multi-buffer for i40e.\n",
+     "RE: XDP multi-buffer", ("nic", "i40e")),
+    # an advisory's affected releases ran nothing
+    ("OpenWrt versions 18.06.0 to 18.06.7 and 19.07.0 to 19.07.2 are affected.\n",
+     "OpenWrt security advisory", ("os", "OpenWrt 19.07.2")),
+    # a cue in the quoted line above is the other writer's
+    ("> I see the kernel code does that.\nSame as on the VRX200 SoCs.\n", "Re: lantiq: foo",
+     ("cpu", "VRX200")),
+])
+def test_named_but_not_what_ran(text: str, subject: str, fact: tuple[str, str]) -> None:
+    got = facts(text, subject)
+    assert (*fact, "setup") not in got, got
+
+
+@pytest.mark.parametrize("line", [
+    "cpu model\t\t: MIPS 24KEc V5.0",  # a CPU's revision, no kernel
+    # the rest of an oops's module list, wrapped
+    "[  511.127531]  async_memcpy async_pq async_xor raid6_pq libcrc32c raid1 igb i40e libahci",
+])
+def test_tool_lines_that_name_no_kernel_or_nic(line: str) -> None:
+    got = facts("Tested on my box:\n" + line + "\n", "Re: soft lockup")
+    assert not [f for f in got if f[0] in ("kernel", "nic")], got

@@ -33,11 +33,16 @@ NOT_HOST = re.compile(r"(?i)^(?:usb|pci|wlan\d|[0-9a-f]{7,40}|ath\d+k\w*|ath79|a
                       r"mt76\w*|iwlwifi|mwifiex|rtw\w*|brcmf\w*)\b|^\W+$|^\w$")
 
 
+# a spec sheet's numbered field ("WLAN2: QCA9880", "WiFi0:", "Radio1:"), no host
+NUMBERED_FIELD = re.compile(r"(?i)^(?:wlan|wifi|radio|phy|eth|lan|wan)\d{1,2}$")
+
+
 def host_of(text: str) -> str | None:
     if TITLE_LINE.match(text):
         return None  # "ath10k: add tx ...": a patch title, its prefix no host
     m = HOST_PREFIX.match(text)
-    if m and m.group(1).lower() not in FIELDS and not BODY_HW.match(m.group(1)):
+    if m and m.group(1).lower() not in FIELDS and not BODY_HW.match(m.group(1)) and \
+            not NUMBERED_FIELD.match(m.group(1)):
         return m.group(1)
     p = PROMPT.match(text)
     return p.group(1) if p else None

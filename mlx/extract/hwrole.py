@@ -29,24 +29,27 @@ SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut
                        r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
                        # (not "from what i have seen", "I have no idea")
                        r"\bi (?:have|use|used|ran|run|tested|see|saw|get|got|tried)\b"
-                       r"(?! (?:seen|read|heard|looked|no|not|never)\b)|"
+                       r"(?! (?:seen|read|heard|looked|no|not|never|been)\b)|"
                        r"\bmy (?:machine|box|host|server|client|router|laptop|board|system|"
                        r"setup|nic|card|cpu|test)|\bwe (?:use|used|ran|run|tested)\b|"
                        # "breaks my ZenBook laptop", "on our Acme Foo3 board"
                        r"\b(?:my|our) (?:[\w.+/-]+ ){1,3}?(?:board|platform|laptop|router|"
                        r"system|devkit|module|adapter)\b|"
-                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform|env)\s*:|"
+                       # (not a patch title's "kernel: bump 4.9 to 4.9.171")
+                       r"\b(?:cpu|nic|memory|ram|kernel|os|distro|hardware|platform|env)\s*:"
+                       r"(?![ \t]+(?:bump|update|add|fix|backport|refresh|remove|drop|move|"
+                       r"switch|enable|disable|introduce)\b)|"
                        r"\bbench(?:mark)?(?:ed|s|ing)?\b|\bmeasur\w*|\bresults?\b|"
                        # ("I'm running into i40e rx_dropped ...": the reporter's NIC)
                        r"\b(?:i|we)(?:'m| am|'re| are) (?:using|running|testing|able to)\b|"
                        # "the 5.5.0-rc3 branch I've been working with", "a 'debian-11.1' rootfs"
                        r"\b(?:i|we)(?:'ve| have) been (?:using|running|testing|"
-                       r"working (?:with|on))\b|"
+                       r"working (?:with|on(?![ \t]+\w+ing\b)))\b|"
                        # "I've bisected it to ...", "confirmed my device works", "6.6 is
                        # equally affected": a regression report's machine
                        r"\b(?:i|we)'ve (?:bisected|tested|tried|run|seen it|reproduced)\b|"
                        r"\bbisect\w*|\bconfirmed (?:that )?(?:my|our|it|the)\b|"
-                       r"\b(?:is|are|was|were) (?:also |equally )?affected\b|\bmy device\b|"
+                       r"\b(?:is|are|was|were) (?:also|equally) affected\b|\bmy device\b|"
                        r"\b(?:with|on|in|using) an? ['\"]?[\w.-]+['\"]? rootfs\b|\brootfs is\b|"
                        # "This is using 4.9-rc5 as a baseline" (not "... using the mlx5 helper")
                        r"\b(?:this|it) (?:is|was) (?:using|running) (?:kernel |linux |v)?\d")
@@ -81,6 +84,7 @@ MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bi
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
                      r"I'll (?:test|try|only test)|can set ?up|could test|don't have|do not have|"
                      r"haven't|have no|no idea|not (?:yet )?tested|untested|compile[- ]tested|"
+                     r"tried to (?:compile|build)|"
                      r"build[- ]tested|only (?:built|compiled)|would be happy|other tests|"
                      # "If further testing is required, I have a Unifi AC Mesh at hand":
                      # an offer to test (not "the X710 I had at hand: 9.4 Gbits/sec")
@@ -94,7 +98,7 @@ APPLY_FOR = r"(?i)\bapply (?:it|this|them|these)\b[^.;]{0,20}?\b(?:for|to|on)\b[
 
 # "the ath10k firmware", "ath10k driver sources": software named after a chip or driver
 SOFTWARE_AFTER = (r"(?:-ct)?(?:[ \t]+driver)?(?:[ \t]+\w*\d\w*)?[ \t]+(?:firmware|sources?|code|"
-                  r"tree|git|repo(?:sitory)?|patchwork|patches|mailing list)\b")
+                  r"tree|git|repo(?:sitory)?|patchwork|patches|mailing list|commits?)\b")
 
 # "OpenWrt documentation", "the Debian style", "builds cleanly on Debian bookworm": the
 # project or a build platform named, no machine that ran anything
@@ -136,6 +140,7 @@ BUILT_AFTER = (r"(?:/\w+)?(?:[ \t]+[\w./-]+){0,3}?[ \t]+"
 
 # a patch adding a device or board, and the lines of its spec list
 DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|dts|dtsi)\b|"
+                            r"^(?:\[[^]]*\][ \t]*)*(?:[\w-]+: )?support (?:for|of)\b|"
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
                             r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
 
@@ -181,6 +186,9 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        r"\b[Dd]river\b[^:]{0,40}$|\][ \t]+[\w-]+:[ \t]+Copyright\b|"
                        # "libphy: Fixed MDIO Bus: probed": a bus, no device
                        r"\bMDIO [Bb]us\b.{0,40}\bprobed\b|"
+                       # the rest of an oops's "Modules linked in:" list, wrapped: names
+                       r"^(?:.*\][ \t]+)?(?=(?:[^_\n]*_){3})(?:[a-z][a-z0-9_]*(?:\([A-Z+-]+\))?"
+                       r"[ \t]+){5,}[a-z][a-z0-9_]*(?:\([A-Z+-]+\))?[ \t]*$|"
                        # "Applied to ath-next, thanks.", "the ath10k tree": where a patch goes
                        r"^[ \t]*(?:Patch(?:es)? )?[Aa]pplied\b|^[ \t]*Applying:|\|[ \t]*grep\b|"
                        # a forwarded message's headers in other languages
@@ -565,10 +573,11 @@ def _under_heading(doc: Document, i: int, heading: re.Pattern[str]) -> bool:
 
 
 def _cue_near(doc: Document, i: int) -> bool:
-    """Does the line, or a line of its paragraph just above it, say it describes a setup?"""
+    """Does the line, or a line of its paragraph just above it (at its quoting depth), say
+    it describes a setup?"""
     for j in range(i, max(-1, i - 4), -1):
         text = doc.text(j)
-        if j < i and not text.strip():
+        if j < i and (not text.strip() or doc.depth(j) != doc.depth(i)):
             return False
         if SETUP_CUE.search(text) and not NOT_SETUP.search(text):
             return True

@@ -108,7 +108,7 @@ KERNEL = re.compile(
     # "4.9-rc5", "v6.14" anywhere (not "cgroup-for-6.11-rc4-fixes", a merge tag, nor a
     # driver's "V2.0": a bare v-version is a kernel from v2.6 on)
     r"(?<![\w-])(v?[2-7]\.\d{1,2}(?:\.\d{1,3})?-rc\d{1,2}\+?|"
-    r"v(?:[3-7]\.\d{1,2}|2\.6)(?:\.\d{1,3})?\+?)"
+    r"(?-i:v)(?:[3-7]\.\d{1,2}|2\.6)(?:\.\d{1,3})?\+?)"  # (a CPU's "V5.0" is its revision)
     r"(?![\w-]|\.\w)|"  # (a sentence's "." may follow: "... since 6.9-rc1.")
     # distribution kernels: "5.15.0-105-generic", "5.14.0-362.el9.x86_64", "4.9.253-tegra"
     r"\b([2-7]\.\d{1,2}\.\d{1,3}-\d{1,4}-(?:generic|amd64|arm64|lowlatency|azure|aws|MANJARO|"
