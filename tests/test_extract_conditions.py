@@ -39,6 +39,10 @@ def test_a_label_as_a_configurations_name(label: str, name: str | None) -> None:
     (["TCP", "SMC-NoBatch", "SMC-TxBatching"], "net/smc: add tx batching",
      [None, "baseline", "patched"]),
     (["gro", "gro list"], "net: add gro list support", ["baseline", "patched"]),
+    # a label's word may name the start of the title's ("Virt-bufs": "virtually")
+    (["Phys-bufs", "Virt-bufs"], "net/smc: Allow virtually contiguous sndbufs",
+     ["baseline", "patched"]),
+    (["Cont-pool", "Scat-pool"], "net: foo: scatter the pool pages", ["baseline", "patched"]),
     # labels naming none of the title's words, or each one: nothing is implied
     (["TCP", "UDP"], "net: foo: batch the tx path", [None, None]),
     (["zerocopy tx", "zerocopy rx"], "net: zerocopy rx and tx", [None, None]),

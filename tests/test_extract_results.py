@@ -458,3 +458,14 @@ def test_a_list_under_a_label_that_leads_with_its_values() -> None:
     rows = extract_results(body, 'Re: Big throughput drop since "net: tun: batch the rx path"')
     assert [(r.value, r.condition) for r in rows] == [
         (9.2, "patched"), (3.05, "patched"), (9.2, "baseline"), (7.4, "baseline")]
+
+
+@pytest.mark.parametrize("line, unit", [
+    # transaction rates in words: read wherever a paragraph holds one
+    ("Without alloc tagging:\t120547 request/sec", "request/sec"),
+    ("The echo server does 75140 msg/s.", "msg/s"),
+    ("It peaks at 154643.22 Requests/s.", "Requests/s"),
+])
+def test_transaction_rates_in_words(line: str, unit: str) -> None:
+    rows = extract_results(f"Hi.\n\n{line}\n")
+    assert [(r.unit, r.unit_norm) for r in rows] == [(unit, "trans/s")]

@@ -357,11 +357,17 @@ def _named_by_title(names: list[str], title: str) -> dict[str, Condition]:
     own = [_words(name) for name in names]
     shared = {w for k, ws in enumerate(own) for w in ws
               if any(w in other for j, other in enumerate(own) if j != k)}
-    hits = [k for k, ws in enumerate(own) if (ws - shared) & words]
+    # a label's word names a title's word whole, or, where none does, as its start
+    # ("Virt-bufs" beside "Phys-bufs" under "Allow virtually contiguous sndbufs")
+    named = [(ws - shared) & words for ws in own]
+    if not any(named):
+        named = [{w for w in ws - shared if len(w) >= 4 and any(t.startswith(w) for t in words)}
+                 for ws in own]
+    hits = [k for k, ws in enumerate(named) if ws]
     if len(hits) != 1:
         return {}
     k = hits[0]
-    rest = own[k] - ((own[k] - shared) & words)
+    rest = own[k] - named[k]
     near = [j for j in range(len(names)) if j != k and (len(names) == 2 or own[j] & rest)]
     if len(near) != 1:
         return {}
