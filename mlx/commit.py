@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from mlx import memory
 from mlx.ingest.summary import IngestReport
 from mlx.pipeline import ChunkResult
 from mlx.rows import ErrorRecord
@@ -74,6 +75,7 @@ class Taker:
                 self.st.save_manifest()
             keep = None if len(kept) == len(res.uids) else pa.array(kept, pa.string())
             self.st.take(res.parts, keep)
+        memory.trim()  # the chunk's raw bytes and its result, freed in the driver
 
     def _repeat(self, uid: str) -> None:
         """Count a message not stored again: a copy of one from this run, or an older one."""

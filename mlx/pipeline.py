@@ -13,7 +13,6 @@ columns.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import logging
 import threading
@@ -23,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from mlx import memory
 from mlx.extract import nlp
 from mlx.extract.hardware import extract_hardware
 from mlx.extract.patches import patch_facts
@@ -178,6 +178,7 @@ def mark_worker() -> None:
     """The local engine's pool initializer: this process runs chunks and nothing else."""
     global _WORKER
     _WORKER = True
+    memory.system_arrow_pool()
 
 
 def _settle() -> None:
@@ -192,16 +193,5 @@ def _settle() -> None:
         _SETTLED = True
         gc.collect()  # what the first chunk left in cycles, before the rest is frozen
         gc.freeze()
-    if _WORKER and _TRIM is not None:
-        _TRIM(0)  # glibc keeps the pages a chunk's bodies freed: give them back
-
-
-def _malloc_trim() -> Any:
-    """glibc's ``malloc_trim``, or None (another libc)."""
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_TRIM = _malloc_trim()
+    if _WORKER:
+        memory.trim()  # glibc keeps the pages a chunk's bodies freed: give them back

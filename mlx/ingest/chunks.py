@@ -25,7 +25,10 @@ from mlx.ingest.split import FROM_LINE, MAX_MESSAGE, RawMessage, Splitter, detec
 from mlx.rows import ErrorRecord, MessageRecord
 
 RANGE_BYTES = 8 << 20  # bytes of plain mbox per chunk: ~1,000 messages, ~0.5 s of work
-BATCH_MESSAGES = 500  # messages per chunk split by the driver (also at most 8 MiB)
+BATCH_MESSAGES = 500  # messages per chunk split by the driver (also at most BATCH_BYTES)
+# the raw bytes of a chunk at most: the driver holds those of the chunks in flight, so their
+# size, not the archive's, bounds its memory
+BATCH_BYTES = 2 << 20
 FILES_PER_GROUP = 200
 # commits per chunk of a public-inbox epoch, at most: a part per chunk and table, so an
 # epoch of 400,000 commits is 200 parts, not 800 (every reader of the store opens each

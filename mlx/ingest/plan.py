@@ -16,6 +16,7 @@ from typing import Any
 
 from mlx.ingest import gitinbox
 from mlx.ingest.chunks import (
+    BATCH_BYTES,
     BATCH_MESSAGES,
     FILES_PER_GROUP,
     Chunk,
@@ -124,7 +125,7 @@ class Planner:
                 continue
             batch.append(item)
             size += item.length
-            if len(batch) >= BATCH_MESSAGES or size > (8 << 20):
+            if len(batch) >= BATCH_MESSAGES or size > BATCH_BYTES:
                 yield self._yield(RawBatch(src.path, batch, errors), [])
                 batch, errors, size = [], [], 0
         yield self._yield(RawBatch(src.path, batch, errors), [(src.path, entry)])
