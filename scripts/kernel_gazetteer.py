@@ -346,6 +346,10 @@ def rows(files: Iterable[tuple[str, str]], known: Collection[str] = frozenset()
                 socs.append(phrase)
             elif kind in ("nic", "wifi") and any(s.startswith(phrase) for s in socs):
                 continue  # "AM65 CPSW" in a NIC's prompt: the SoC's name, no NIC's
+            elif kind == "nic" and "x" in phrase and (family := re.compile(
+                    re.escape(phrase).replace("x", r"\w") + "$")) and \
+                    any(family.match(s) for s in socs):
+                kind = "cpu"  # "Qualcomm IPQ806x DWMAC": the family of the SoC ipq8064
             have = found.get(phrase)
             if have is None or KIND_ORDER.index(kind) < KIND_ORDER.index(have[0]):
                 found[phrase] = (kind, path)

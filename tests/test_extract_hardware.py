@@ -850,9 +850,18 @@ def test_named_but_not_what_ran(text: str, subject: str, fact: tuple[str, str]) 
 
 @pytest.mark.parametrize("line", [
     "cpu model\t\t: MIPS 24KEc V5.0",  # a CPU's revision, no kernel
+    "Depends: kernel (=4.19.85-1-f24e301b), kmod-nf-conntrack",  # a package's dependency
     # the rest of an oops's module list, wrapped
     "[  511.127531]  async_memcpy async_pq async_xor raid6_pq libcrc32c raid1 igb i40e libahci",
 ])
 def test_tool_lines_that_name_no_kernel_or_nic(line: str) -> None:
     got = facts("Tested on my box:\n" + line + "\n", "Re: soft lockup")
     assert not [f for f in got if f[0] in ("kernel", "nic")], got
+
+
+def test_a_programs_sockets_are_no_cpu_sockets() -> None:
+    got = facts("Tested on my box: two sockets with AF_XDP on one queue, 2 sockets of a 2 "
+                "socket Xeon box.\n", "Re: xsk: foo")
+    assert not [f for f in got if f[0] == "sockets"], got
+    assert ("sockets", "2 sockets", "setup") in facts(
+        "Tested on my box: a 2 sockets Xeon Gold 6338 machine.\n", "Re: foo")

@@ -22,7 +22,8 @@ def test_rows_of_a_small_tree() -> None:
     of its .dtsi's header); Intel, Arm and MIPS code names; modules of the Ethernet, USB
     and Bluetooth drivers, Kconfig part numbers (a Realtek part with its RTL), PHY
     drivers' names, the controllers
-    a Bluetooth driver names, stmmac's cores. A child node's compatible, "FOUNDATION", speeds,
+    a Bluetooth driver names, stmmac's cores; a MAC glue's prompt names its SoC's family
+    ("Acme ZX31xx DWMAC": a cpu). A child node's compatible, "FOUNDATION", speeds,
     library and class modules, a PHY's revision, an MDIO bus's name and vendor
     directories give nothing."""
     got = K.rows(K.tree_files(TREE))
@@ -38,7 +39,7 @@ def test_rows_of_a_small_tree() -> None:
         ("quill router", "board"), ("quill-r2", "board"), ("rtl9999bu", "wifi"),
         ("rtl9999xu", "wifi"),
         ("willow lake", "cpu"), ("willowlake", "cpu"), ("xgmac", "nic"), ("xgmac2", "nic"),
-        ("z-chip w3", "cpu"), ("zx3100", "cpu"), ("zx9-40g", "nic")]
+        ("z-chip w3", "cpu"), ("zx3100", "cpu"), ("zx31xx", "cpu"), ("zx9-40g", "nic")]
     assert dict((p, s) for p, _, s in got)["zx3100"].endswith("zx3100-grey-heron.dts")
 
 

@@ -175,7 +175,7 @@ PROSE = re.compile(r"\b[a-z]+ [a-z]+ [a-z]+\b")
 LSUSB = re.compile(r"^[ \t]*Bus \d{3} Device \d{3}: ID [0-9a-f]{4}:[0-9a-f]{4}\b")
 
 # lines that state no setup: trailers, quoted headers, links, paths, build bots
-NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|"
+NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subject|Date|Depends|"
                        r"Message-I[Dd]|In-Reply-To|References|tree|branch|head|commit|config|"
                        r"compiler|reproduce)[ \t]*:|https?://|git://|\.git\b|branch HEAD|"
                        r"Modules linked in|root hub|Linux Foundation|Host bridge|PCI bridge|"

@@ -142,6 +142,8 @@ SYSSTAT = re.compile(r"^[ \t]*Linux[ \t]+([2-7]\.[\w.+~-]{1,60})[ \t]+\(([\w.-]{
                      r"[^\n]{0,60}?[ \t]_(\w{3,12})_[ \t]+\((\d{1,4}[ \t]CPU)\)")
 
 # "a 4 sockets machine", "a dual socket AMD EPYC"
+# "two sockets" of a program (AF_XDP, UDP, ...): no CPU sockets
+NET_SOCKETS = re.compile(r"(?i)\b(?:af_xdp|xsk|xdp|udp|tcp|raw|netlink|unix)\b")
 SOCKETS = re.compile(r"(?i)\b((?:\d{1,2}|single|dual|two|quad|four|eight)[ -]sockets?)\b|"
                      # "two 16-core CPUs": as many sockets as CPUs
                      r"\b((?:[2-8]|two|four|eight)[ \t]+\d{1,3}-core[ \t]+"
@@ -374,7 +376,7 @@ def by_shape(text: str) -> list[Fact]:
     for m in THREADS.finditer(text):
         span = next(g for g in m.groups() if g)
         out.append(Fact("threads", span, span, None, False))
-    for m in SOCKETS.finditer(text):
+    for m in SOCKETS.finditer(text if not NET_SOCKETS.search(text) else ""):
         span = m.group(1) or m.group(2)
         out.append(Fact("sockets", span, span, None, False))
     return out
