@@ -24,6 +24,7 @@ from mlx.extract.conditions import effective_conditions, short_name
     # a clause is no name
     ("Throughput went", None),
     ("Here are more details of the data I collected", None),
+    ("the echo server and its bench tool gets me", None),
 ])
 def test_a_label_as_a_configurations_name(label: str, name: str | None) -> None:
     assert short_name(label) == name

@@ -193,7 +193,7 @@ LEAD_WORDS = re.compile(r"(?i)^(?:(?:on|in|at|for|from|of|here|there|are|is|the|
                         r"see|saw|have|had|tried|used|just|now|then)(?:[ \t,]+|$))+")
 # a finite verb: a clause ("buffers are as follows", "It shows on iperf3"), no name
 CLAUSE = re.compile(r"(?i)\b(?:is|are|was|were|shows?|looks?|seems?|has|have|had|does|did|"
-                    r"needs?|went|goes|rose|fell|stays?|stayed)\b")
+                    r"needs?|went|goes|rose|fell|stays?|stayed|(?-i:gets|got|gives|gave|yields))\b")
 # what a sentence's noun may be that names no configuration: the machine a test ran on
 # ("Numbers on my box", "Tested on two boxes") or what was found ("I see no real difference")
 NO_NAME = re.compile(r"(?i)^(?:(?:two|three|both|the|same|test|my|our|a|an|\d+)[ \t]+)*"
