@@ -419,9 +419,9 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
 
 
 def _run_before_the_change(rows: list[ResultRow], depth: int) -> list[ResultRow]:
-    """A command's run with no label before the same command's run under the one label
-    that names the change ("With that commit applied:"), at a quote depth where no label
-    names a baseline: the run without the change."""
+    """A command's run with no label before the same command's run under the one patched
+    label ("With that commit applied:"), at a quote depth where no label names a baseline:
+    the run without the change."""
     mine = [r for r in rows if r.quote_depth == depth]
     conds = {(r.label, r.condition) for r in mine if r.label is not None}
     patched = {label for label, cond in conds if cond == "patched"}
