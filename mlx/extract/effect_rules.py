@@ -117,6 +117,12 @@ def asserted(sentence: str) -> bool:
         and not TRAILER_LINE.match(sentence)
 
 
+# "increases to 25%", "rose to 80%": the level a share rose to, not the size of a change
+# (not "up to 30%", a size's bound)
+LEVEL = re.compile(r"(?i)\b(?:increas(?:e|es|ed|ing)|ris(?:e|es|ing)|rose|gr(?:ow|ows|ew|owing)|"
+                   r"climb(?:s|ed|ing)?|jump(?:s|ed|ing)?)[ \t\n]+to[ \t\n]+~?\d[\d.]*[ \t]?%")
+
+
 @dataclass
 class EffectPhrase:
     """An effect phrase (tokens start:end) in its sentence (tokens first:last), as the
@@ -171,6 +177,8 @@ class EffectPhrase:
         if FACTOR_TAIL.match(tail := self.doc.text[self.doc.ends[self.end - 1]:][:16]):
             span += tail  # "by x2 ~ x4": a range of factors, past the phrase's last token
         pct = percent(span) if SIZE.search(span) else None
+        if pct is not None and LEVEL.search(span):
+            return None  # "softirq usage rapidly increases to 25%": a level, no size
         if pct is not None and self.doc.token(self.end - 1).lower() == "half" and \
                 self.end < len(self.doc) and self.doc.token(self.end).lower() == "of":
             return None  # "shows up in half of the runs": a share of them, no size
