@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from mlx import memory
 from mlx.engine import in_order, task_result
 from mlx.ingest.chunks import Chunk
 from mlx.pipeline import ChunkResult, mark_worker
@@ -76,7 +77,10 @@ class LocalEngine:
         self.pool.shutdown(wait=True)
         self.pool, self.released = None, True
         self._join_warm_up()
-        with ProcessPoolExecutor(max_workers=1, mp_context=self.ctx) as one:
+        # (a process of its own: its Arrow tables on the C library's heap, given back as the
+        # pass goes; never the caller's process, whose allocator stays as it was)
+        with ProcessPoolExecutor(max_workers=1, mp_context=self.ctx,
+                                 initializer=memory.system_arrow_pool) as one:
             result: T = task_result(one.submit(fn, *args))
         return result
 

@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from mlx import memory
 from mlx.link.batches import component_batches, message_count
 from mlx.link.columns import (
     IdCodes,
@@ -68,9 +67,7 @@ BATCH_MESSAGES = 100_000
 
 
 def link_store(path: str) -> dict[str, int]:
-    """``link`` on the store at ``path``: a task an engine can run on a worker (a process of
-    its own, whose tables are allocated with the C library and given back as it goes)."""
-    memory.system_arrow_pool()
+    """``link`` on the store at ``path``: a task an engine can run on a worker."""
     return link(Store(path))
 
 
