@@ -174,7 +174,7 @@ def _one_flow_sums(r: pd.DataFrame) -> pd.Series:
     sums = (r.tool == "flent") & (config.str.endswith(" sum") | config.str.endswith("::1"))
     if not sums.any():
         return sums
-    avg = r[(r.tool == "flent") & r.config.astype(str).str.endswith(" avg")]
+    avg = r[(r.tool == "flent") & config.str.endswith(" avg")]
     lines: dict[tuple[Any, ...], list[int]] = {}
     for u, c, st, v, n in zip(avg.uid, avg.config, avg.statistic, avg.value_norm, avg.line_no,
                               strict=True):

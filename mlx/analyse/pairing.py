@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from mlx.extract.conditions import effective_conditions, extends
+from mlx.extract.conditions import effective_conditions, extends, in_blocks_apart
 from mlx.extract.vocab import CONDITION_WORDS
 from mlx.rows import Condition
 
@@ -100,8 +100,7 @@ def label_sides(group: list[Any], title: str | None) -> list[tuple[list[Any], li
     # labels whose runs stand on lines of their own may complement each other
     lines = [{x.line_no for x, m in zip(group, names, strict=True) if m == n}
              for n, _ in labels]
-    apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
-    labels = effective_conditions(labels, title, complement=apart)
+    labels = effective_conditions(labels, title, complement=in_blocks_apart(lines))
     out = []
     for name, cond in labels:
         base = pick_baseline(name, labels) if cond == "patched" else None

@@ -329,6 +329,12 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
     return [(name, conds[name]) for name, _ in labels]
 
 
+def in_blocks_apart(lines: Sequence[set[int]]) -> bool:
+    """Do the runs of each label stand on lines of their own (no line holds runs of two
+    labels)?  Then the labels may complement each other (``effective_conditions``)."""
+    return all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
+
+
 # "a newer kernel", "the older kernel", "6.12-rc3", "v6.1": the kernel a run was built from
 KERNEL_NAMED = re.compile(r"(?i)\b(?:newer|older|newest|oldest|latest|current)[ \t]+"
                           r"(?:\w+[ \t]+)?(?:kernel|tree|build)\b|\bv?\d\.\d{1,2}"

@@ -314,18 +314,6 @@ class _Line:
         return not self.spec and any(
             doc.depth(j) == depth and self._is_measured(j)
             for j in range(max(0, self.i - NEAR_LINES), min(len(doc), self.i + NEAR_LINES + 1)))
-        doc, depth, i = self.doc, self.line.depth, self.i
-        for step in (-1, 1):
-            breaks, j = 0, i
-            while 0 <= j < len(doc) and abs(j - i) <= NEAR_LINES and doc.depth(j) == depth:
-                if not doc.text(j).strip():
-                    breaks += 1
-                    if breaks > 1:
-                        break
-                elif self._is_measured(j):
-                    return True
-                j += step
-        return False
 
     def _is_measured(self, j: int) -> bool:
         # (a speed wrapped before its "links" is a link's: "both 1000Mbps and 100Mbps" /

@@ -376,9 +376,10 @@ def by_shape(text: str) -> list[Fact]:
     for m in THREADS.finditer(text):
         span = next(g for g in m.groups() if g)
         out.append(Fact("threads", span, span, None, False))
-    for m in SOCKETS.finditer(text if not NET_SOCKETS.search(text) else ""):
-        span = m.group(1) or m.group(2)
-        out.append(Fact("sockets", span, span, None, False))
+    if not NET_SOCKETS.search(text):
+        for m in SOCKETS.finditer(text):
+            span = m.group(1) or m.group(2)
+            out.append(Fact("sockets", span, span, None, False))
     return out
 
 

@@ -484,7 +484,6 @@ class _Sides:
         return None, None
 
 
-
 def _without_lists(found: list[tuple[int, InlineValue]],
                    p: Paragraph) -> list[tuple[int, InlineValue]]:
     """Drop runs of three or more unlabelled values written as a list ("1Mbps, 2Mbps,

@@ -17,6 +17,7 @@ from mlx.extract.conditions import (
     Label,
     condition_of,
     effective_conditions,
+    in_blocks_apart,
     names_change,
     references,
     resolve,
@@ -405,8 +406,7 @@ def _implied_conditions(rows: list[ResultRow], title: str | None = None) -> list
         # 5.8 I get:" beside "With 5.8 but with <sha> reverted, I get:")
         lines = [{r.line_no for r in rows if r.quote_depth == depth and r.label == name}
                  for name, _ in labels]
-        apart = all(a.isdisjoint(b) for k, a in enumerate(lines) for b in lines[k + 1:])
-        implied = dict(effective_conditions(labels, title, complement=apart))
+        implied = dict(effective_conditions(labels, title, complement=in_blocks_apart(lines)))
         # ("vanilla+this_patch" beside "vanilla": patched, though "vanilla"; "baseline
         # hash" beside "baseline rbtree": references, no side); a label whose runs have
         # different conditions (from the outline above them) keeps theirs
