@@ -1,6 +1,7 @@
 """Recall and precision of results, claims and hardware on the real gold set.
 
     python benchmarks/accuracy.py [--corpus DIR] [--split heldout|dev|all] [--misses]
+        [--numbered-from N]
 
 The gold set (``tests/data/real/labels.json``: Message-IDs and expected values only,
 no mail text) names real messages of ``../shared/corpus/``, each with its ``list`` and
@@ -290,7 +291,7 @@ def _measured_why(want: dict[str, Any], cl: pd.DataFrame, free: list[int], arch:
     res = arch.results
     res = res[res.uid == uid]
     have = [any(_close(v, x) for v in res.value_norm) for x in (base, new)]
-    cond = {x: set(res.condition[[_close(v, x) for v in res.value_norm]].astype(str))
+    cond = {x: {str(c) for c in res.condition[[_close(v, x) for v in res.value_norm]]}
             for x in (base, new)}
     if all(have):
         return f" (why: both values found, conditions {sorted(cond[base])} / {sorted(cond[new])})"
@@ -540,11 +541,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--heldout-lines", action="store_true",
                     help="with --misses, the held-out split's lines too: for a helper who "
                     "describes them in words, never read while rules are written")
+    ap.add_argument("--numbered-from", type=int, default=0, metavar="N",
+                    help="only the labels numbered N and up: a later draw alone (the "
+                    "held-out messages of 2026-12-06 are numbered from 901)")
     a = ap.parse_args(argv)
     if not a.corpus.is_dir():
         print(f"Error: no corpus at {a.corpus}; pass --corpus DIR", file=sys.stderr)
         return 1
-    reports = measure(a.corpus, split=a.split)
+    labels = [lab for lab in load_labels() if lab["n"] >= a.numbered_from]
+    reports = measure(a.corpus, labels, split=a.split)
     if a.misses:
         for name in reversed(SPLITS):  # the held-out split's counts last, by the figures
             if name in reports:

@@ -12,18 +12,20 @@ import pytest
 from conftest import CORPUS, DATA, ROOT
 
 # benchmarks/accuracy.py per split: the held-out lists (labelled by a helper, never read
-# while rules are written) and the dev lists
+# while rules are written) and the dev lists.  The held-out floors were lowered once, on
+# 2026-12-06, when 46 messages no one had read were added to the split (numbered from 901,
+# `benchmarks/accuracy.py --numbered-from 901`): the same code scored lower on them.
 FLOORS = {
     "heldout": {
-        "results_recall_per_message": 0.98,
+        "results_recall_per_message": 0.96,
         "results_precision": 0.97,
-        "claims_recall": 0.74,
-        "claims_precision": 0.98,
+        "claims_recall": 0.72,
+        "claims_precision": 0.975,
         "prose_recall": 0.40,
         "prose_precision": 0.95,
-        "condition": 0.97,
-        "hardware_setup_recall": 0.70,
-        "hardware_setup_precision": 0.85,
+        "condition": 0.965,
+        "hardware_setup_recall": 0.69,
+        "hardware_setup_precision": 0.84,
     },
     "dev": {
         "results_recall_per_message": 0.90,
@@ -38,7 +40,7 @@ FLOORS = {
         "hardware_setup_precision": 0.85,
     },
 }
-MAX_NEGATIVE_ROWS = {"heldout": 29, "dev": 3}
+MAX_NEGATIVE_ROWS = {"heldout": 31, "dev": 3}
 
 
 def _accuracy():
