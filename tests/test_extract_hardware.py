@@ -682,6 +682,12 @@ def test_each_role_rule_turns_its_example_down(rule) -> None:
     assert any(r.rule == rule.name and r.role == "subject" for r in rows), rows
 
 
+@pytest.mark.parametrize("rule", hwrole.SHAPED_RULES, ids=lambda r: r.name)
+def test_each_rule_of_a_tools_line_turns_its_example_down(rule) -> None:
+    rows = extract_hardware(rule.example, "[PATCH] igc: add support for the I226-V")
+    assert any(r.rule == rule.name and r.role == "subject" for r in rows), rows
+
+
 @pytest.mark.parametrize(("rule", "fact"), [
     (hwrole.FACT_RULES[0], ("os", "Ubuntu")), (hwrole.FACT_RULES[1], ("link", "10GbE")),
     (hwrole.FACT_RULES[2], ("size", "512 MB")), (hwrole.FACT_RULES[3], ("nic", "ixgbe")),
@@ -851,6 +857,7 @@ def test_named_but_not_what_ran(text: str, subject: str, fact: tuple[str, str]) 
 @pytest.mark.parametrize("line", [
     "cpu model\t\t: MIPS 24KEc V5.0",  # a CPU's revision, no kernel
     "Depends: kernel (=4.19.85-1-f24e301b), kmod-nf-conntrack",  # a package's dependency
+    " *      kernel (= 4.19.79-1-cddfa99a50fa71ae)",  # opkg's unmet dependency
     # the rest of an oops's module list, wrapped
     "[  511.127531]  async_memcpy async_pq async_xor raid6_pq libcrc32c raid1 igb i40e libahci",
 ])
@@ -865,3 +872,42 @@ def test_a_programs_sockets_are_no_cpu_sockets() -> None:
     assert not [f for f in got if f[0] == "sockets"], got
     assert ("sockets", "2 sockets", "setup") in facts(
         "Tested on my box: a 2 sockets Xeon Gold 6338 machine.\n", "Re: foo")
+
+
+def test_a_spec_list_under_a_device_adding_title_in_a_reply_is_the_device_added() -> None:
+    """A reply that pastes the next version's commit message: its title adds a device, the
+    spec fields under it are that device (a title "Support for ..." after "Re:" too)."""
+    body = ("Thanks, fixed in the next version:\n\nramips: add Acme RX-300\n\n"
+            "SoC:   MediaTek MT7621A @ 880MHz\nRAM:   128M (Nanya NT5CC64M16)\n"
+            "WiFi:  MediaTek MT7603EN bgn\nWiFi:  MediaTek MT7613BE ac\nGBE:   RTL8211F\n")
+    for subject in ("Re: [PATCH] ramips: fix leds", "Re: [OpenWrt-Devel] [PATCH] Support for Acme"
+                    " RX-300"):
+        assert not [f for f in facts(body, subject) if f[2] == "setup"], subject
+
+
+@pytest.mark.parametrize("text, subject, fact, role", [
+    # the card a patch adds an ID for, shown by lspci: what the patch is about
+    ("This card shows up in lspci as:\n\n  02:00.0 Network controller [0280]: Qualcomm "
+     "Atheros AR9462 Wireless Network Adapter (rev 01)\n",
+     "[PATCH iwinfo] iwinfo: add device id for Atheros AR9462 card", ("wifi", "AR9462"),
+     "subject"),
+    # a firmware package's changelog names chips, nothing ran on them
+    ("The firmware package now carries:\nath10k: QCA9888 hw2.0: update firmware-5.bin to "
+     "10.4-3.9.0.2-00131\nath10k: QCA4019 hw1.0: update firmware-5.bin to 10.4-3.6-00140\n",
+     "Re: ath10k firmware crash", ("wifi", "QCA9888"), "subject"),
+    # "based on my experience": an opinion, no machine
+    ("The datasheet says 20 ns, so 50 MHz on the AR9331 (based on my experience, more\n"
+     "breaks reads).\n", "Re: SPI clock on ar7240", ("wifi", "AR9331"), "subject"),
+    # a radio's bit rate in iwconfig is no measured value near the chip
+    ("The board has two MT7615N radios:\nra0 RTWIFI SoftAP ESSID:\"lab\"\nBit Rate=600 Mb/s\n",
+     "Re: [PATCH] ramips: add Acme", ("wifi", "MT7615N"), "subject"),
+    # a command's output under its prompt is the machine's own
+    ("and got the following on it:\n\n root@router:/# cat /proc/cpuinfo\n system type"
+     "             : MediaTek MT7628AN ver:1 eco:2\n machine                 : Acme WR-800\n",
+     "Re: [PATCH] ath79: add rng", ("board", "Acme WR-800"), "setup"),
+])
+def test_what_a_device_patch_a_changelog_or_an_opinion_names(text: str, subject: str,
+                                                             fact: tuple, role: str) -> None:
+    got = facts("On ath79 boards.\n" + text, subject)
+    assert [r for r in got if r[:2] == fact or (r[0] == fact[0] and fact[1] in r[1])]
+    assert all(r[2] == role for r in got if r[0] == fact[0] and fact[1] in r[1]), got

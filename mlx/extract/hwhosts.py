@@ -15,7 +15,8 @@ from mlx.extract.hwvocab import BODY_HW, FIELDS, HOST_PREFIX, PROMPT
 # ("ramips: remove wan_mac setup ...": a lowercase subsystem, then a lowercase verb)
 TITLE_LINE = re.compile(r"^[ \t]*(?:\[?\d+/\d+\]?[ \t]+)?(?:[0-9a-f]{7,40}[ \t]+)?"
                         r"([a-z0-9][\w./-]{1,30}): "
-                        r"(?:[\w./-]{2,30}: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
+                        # ("ath10k: QCA9888 hw2.0: update firmware-5.bin to ...")
+                        r"(?:[\w./-]{2,30}(?:[ \t][\w./-]{2,12})?: )*(?:[a-z]{2,}|[A-Z][a-z]+)\b")
 
 # the words of a field's name in a tool's output or a hand-written list ("Kernel version:",
 # "SoC Type:", "Hardwares tested:", "Distributor ID:", modinfo's "filename:"), not of a host

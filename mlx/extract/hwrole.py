@@ -16,7 +16,7 @@ from functools import cached_property
 
 from mlx.extract.document import Document, Line
 from mlx.extract.hwhosts import TITLE_LINE, line_host, machine
-from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact, unwrapped
+from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact, prompt, unwrapped
 from mlx.extract.hwvocab import FIELDS
 from mlx.extract.rules import Rule, rejected_by
 from mlx.rows import HardwareRow
@@ -24,7 +24,9 @@ from mlx.subjects import parse_subject
 
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
 SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
-                       r"\b(?:on|using|with) (?:my|our|two|both)\b|"
+                       # (not "based on my experience", "on our side")
+                       r"\b(?:on|using|with) (?:my|our|two|both)\b(?! (?:experience|opinion|"
+                       r"understanding|knowledge|side|end|part|own|mind|behalf|list)\b)|"
                        r"\brunning (?:on|a|an|the|linux|kernel)\b|\b(?:ran|runs?) on\b|"
                        r"\b(?:verified|reproduc(?:e|ed)|tried|checked) (?:\w+ ){0,3}on\b|"
                        # (not "from what i have seen", "I have no idea")
@@ -76,9 +78,13 @@ KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
                       r"\b(?:sender|receiver)[ \t]*$|TEST from|"
                       r"\d[ \t]?[KMGkmg](?:bps|bit/s|b/s)\b"
-                      r"(?![ \t]*(?:(?:and|or|,)[ \t]+\d{1,5}[ \t]?"
+                      r"(?![ \t]*(?:(?:and|or|,)[ \t]+(?:an?[ \t]+)?\d{1,5}[ \t]?"
                       r"[KMG](?:bps|bit/s|b/s)[ \t]+)?(?i:ethernet|link|port|nic|switch|"
-                      r"wan|lan|phy|full|half|/))")  # ("both 1000Mbps and 100Mbps links")
+                      r"wan|lan|phy|full|half|radios?|wi-?fi|wlan|band|/))")
+# ("both 1000Mbps and 100Mbps links", "a 600 Mbps and an 1733 Mbps radio")
+# iwconfig's "Bit Rate=600 Mb/s", iw's "tx bitrate: 866.7 MBit/s": the rate a radio's link
+# is set to, no measured value
+LINK_RATE = re.compile(r"(?i)\b(?:[rt]x )?bit ?rate[ \t]*[=:]")
 
 # a test only planned, offered, denied or compiled: nothing ran on what the line names
 PLANNED = re.compile(r"(?i)\b(?:would like to|want to|plan(?:ning)? to|going to|will (?:test|try)|"
@@ -144,6 +150,10 @@ DEVICE_SUPPORT = re.compile(r"\badd(?:s|ing)?\b.{0,40}\b(?:support|device|board|
                             r"\b(?:ramips|ath79|ar71xx|ipq40xx|ipq806x|mediatek|mvebu|lantiq|"
                             r"bcm27xx|bcm53xx|realtek|kirkwood|octeon|x86|imx6?):[ \t]+add\b")
 
+# "ramips: add Acme RX-300" over a spec list: a commit's title that adds a device (pasted
+# in a reply, or one of a series' patches in a cover letter)
+DEVICE_TITLE = re.compile(r"(?i)^[ \t]*[a-z0-9][\w./-]{1,30}: add (?:support for )?[\w-]+")
+
 # "SoC: Qualcomm Atheros QCA956X ver 1 rev 0" (dmesg), "SoC: MediaTek MT7621A"
 # router SoCs that the PCI/USB ID databases list for their built-in radio: QCA95xx,
 # AR934x/AR724x/AR913x, MT7620/MT7621/MT7628/MT7688 ("MT7615" and "AR9380" are radios)
@@ -152,7 +162,7 @@ SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{
 SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
-                        r"WLAN|Wireless|Ethernet|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
+                        r"WLAN|Wireless|Ethernet|GbE|LAN|WAN|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
                         r"Serial|UART|Power|Antennas?|PHY)[ \t]*"
                         r"(?:[\d.]+[ \t]?[GM]Hz[ \t]*|\d[ \t]*)?[:=]")  # "WiFi 2.4GHz:", "WIFI0:"
 
@@ -197,6 +207,8 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        # a robot's "[cannot apply to v5.3-rc3 ...]"; a compiler's version
                        # string "gcc (Ubuntu 4.8.4-2ubuntu1~14.04.4) 4.8.4"
                        r"\bcannot apply to\b|\bgcc (?:version )?\(|"
+                       # opkg's " *      kernel (= 4.19.79-1-cddfa99a)": a dependency
+                       r"\bkernel[ \t]*\([<>]?=|"
                        # the stable bot's "has tested the following trees: v5.2.13, ..." and
                        # "v4.14.142: Failed to apply!"; lspci -vv's "Capabilities: [70] ..."
                        r"\btested the following trees\b|^[ \t]*v\d+\.\d+(?:\.\d+)?:[ \t]+"
@@ -275,7 +287,8 @@ class _Subject:
         # "[PATCH v2 1/3] ...", "[net-next 0/3] ...": a posting of a patch, not a reply
         parsed = parse_subject(subject)
         return cls(low, parsed.kind == "patch" and not parsed.is_reply,
-                   parsed.kind == "patch" and DEVICE_SUPPORT.search(low) is not None, build)
+                   parsed.kind == "patch" and DEVICE_SUPPORT.search(parsed.title.lower())
+                   is not None, build)
 
 
 class _Line:
@@ -293,9 +306,14 @@ class _Line:
     def spec(self) -> bool:
         """A patch title's line, a spec sheet's line: the device a patch is about."""
         title = TITLE_LINE.match(self.text)
-        return (title is not None and title.group(1).lower() not in FIELDS) or \
-            _under_spec(self.doc, self.i) or \
-            (self.subject.device_patch and _spec_field(self.doc, self.i))
+        return (title is not None and title.group(1).lower() not in FIELDS) or self.spec_sheet
+
+    @cached_property
+    def spec_sheet(self) -> bool:
+        """A line of the spec sheet of a device a patch adds."""
+        return _under_spec(self.doc, self.i) or \
+            ((self.subject.device_patch or _under_heading(self.doc, self.i, DEVICE_TITLE))
+             and _spec_field(self.doc, self.i))
 
     @cached_property
     def headed(self) -> bool:
@@ -304,7 +322,7 @@ class _Line:
     @cached_property
     def cue(self) -> bool:
         return self.host is not None or DMESG.match(self.text) is not None or self.headed or \
-            KERNEL_LOG.search(self.text) is not None or \
+            KERNEL_LOG.search(self.text) is not None or _under_prompt(self.doc, self.i) or \
             (not self.spec and _cue_near(self.doc, self.i))
 
     @cached_property
@@ -319,8 +337,9 @@ class _Line:
         # (a speed wrapped before its "links" is a link's: "both 1000Mbps and 100Mbps" /
         # "links without issue")
         if j not in self._measured:
-            self._measured[j] = MEASURED.search(unwrapped(self.doc, j, self.doc.text(j))) \
-                is not None
+            text = unwrapped(self.doc, j, self.doc.text(j))
+            self._measured[j] = MEASURED.search(text) is not None and \
+                LINK_RATE.search(text) is None
         return self._measured[j]
 
     @cached_property
@@ -405,11 +424,16 @@ def _paragraph(doc: Document, i: int) -> Iterator[str]:
             j += step
 
 
+# (a spec field's name reads as a host's, "GBE: RTL8211F": the sheet still lists a device)
+SPEC_SHEET: Rule[_Spot] = Rule("a spec sheet's line", lambda s: s.at.spec_sheet,
+                               "igc: add Acme RX-300\n\nGBE: Intel I226-V")
+
 # In order: the first rule that turns a fact down names why it is no setup (``rule``).
 # Each example is a line the rule turns down (``tests/test_extract_hardware.py``, with
 # the subject "[PATCH] igc: add the I226-V").
 ROLE_RULES: tuple[Rule[_Spot], ...] = (
     Rule("no setup cue", _no_cue, "The I350 has four ports."),
+    SPEC_SHEET,
     Rule("named in the patch's subject", _patch_subject,
          "Throughput with the I226-V: 940 Mbits/sec"),
     Rule("named in the patch's summary", _patch_summary,
@@ -438,6 +462,14 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
     Rule("software named after a chip", lambda s: s.kind in ("wifi", "nic") and re.search(
         re.escape(s.span) + SOFTWARE_AFTER, s.text) is not None,
          "Tested with the QCA9984 firmware 10.4-3.9"),
+)
+# a tool's line is a setup by its shape, but for the device a patch adds an ID or support
+# for (lspci shown to say which card it is)
+SHAPED_RULES: tuple[Rule[_Spot], ...] = (
+    SPEC_SHEET,
+    Rule("the device the patch adds", lambda s: s.at.subject.patch and
+         s.at.subject.device_patch and _in_subject(s.span, s.at.subject.low),
+         "02:00.0 Network controller [0280]: Intel Corporation I226-V"),
 )
 # what is no fact at all: the line names something else
 FACT_RULES: tuple[Rule[_Spot], ...] = (
@@ -473,7 +505,7 @@ def rows_of(found: dict[int, list[Fact]], doc: Document, subject: str | None) ->
             spot = _Spot(at, kind, span)
             if rejected_by(FACT_RULES, spot) is not None:
                 continue
-            rule = None if shaped else rejected_by(ROLE_RULES, spot)
+            rule = rejected_by(SHAPED_RULES if shaped else ROLE_RULES, spot)
             out.append(HardwareRow(own_host or machine(at.host),
                                    "memory" if kind == "size" else kind, span, value, i + 1,
                                    at.line.depth > 0, at.line.depth, at.text.strip()[:500],
@@ -537,6 +569,18 @@ def _spec_field(doc: Document, i: int) -> bool:
     return True
 
 
+def _under_prompt(doc: Document, i: int) -> bool:
+    """Is the line a command's output, under its shell prompt ("root@router:/# cat
+    /proc/cpuinfo") in the same block: the machine the command ran on?"""
+    depth = doc.depth(i)
+    for j in range(i - 1, max(-1, i - 40), -1):
+        if doc.depth(j) != depth or not doc.text(j).strip():
+            return False
+        if prompt(doc.text(j)):
+            return True
+    return False
+
+
 def _under_spec(doc: Document, i: int) -> bool:
     """Is the line in the paragraph under a "Specifications:" heading?"""
     return _under_heading(doc, i, SPEC_HEAD)
@@ -567,6 +611,10 @@ def _cue_near(doc: Document, i: int) -> bool:
         text = doc.text(j)
         if j < i and (not text.strip() or doc.depth(j) != doc.depth(i)):
             return False
-        if SETUP_CUE.search(text) and not NOT_SETUP.search(text):
+        # (the next line's first word read too: "based on my" / "experience" is no cue)
+        after = doc.text(j + 1).split()[:1] if j + 1 < len(doc) and \
+            doc.depth(j + 1) == doc.depth(j) else []
+        cue = SETUP_CUE.search(" ".join([text.rstrip(), *after]))
+        if cue and cue.start() < len(text) and not NOT_SETUP.search(text):
             return True
     return False
