@@ -163,6 +163,9 @@ class Statement:
     head_commit: str | None = None
     quoted: bool = False
     line_no: int = 0
+    # what the effect is stated against when it is no code without the change: an earlier
+    # version of the series ("v6", "previous version"); a prose claim's baseline label
+    versus: str | None = None
 
 
 @dataclass(frozen=True)

@@ -84,3 +84,18 @@ def test_a_thing_with_and_without_it_is_a_switch_the_title_names(
         labels: list[str], title: str, want: list[str | None]) -> None:
     got = effective_conditions([(name, None) for name in labels], title)
     assert [cond for _, cond in got] == want
+
+
+@pytest.mark.parametrize(("labels", "want"), [
+    # beside one baseline, each label naming a change is a variant of it: one claim each
+    ([("vanilla", "baseline"), ("vanilla+rx_batch", None), ("patch_set_2", None),
+      ("patch_set_3", None)], ["baseline", "patched", "patched", "patched"]),
+    ([("before", "baseline"), ("after", "patched"), ("fix v2", None)],
+     ["baseline", "patched", "patched"]),
+    # a label naming no change stays open (a third comparator, no side)
+    ([("vanilla", "baseline"), ("vanilla+rx_batch", None), ("other driver", None)],
+     ["baseline", "patched", None]),
+])
+def test_beside_a_baseline_each_label_naming_a_change_is_a_variant(
+        labels: list[tuple[str, str | None]], want: list[str | None]) -> None:
+    assert [cond for _, cond in effective_conditions(labels, "can: foo: batch rx")] == want

@@ -304,9 +304,10 @@ def test_a_memory_footprint_is_no_performance_effect(text: str, kept: list) -> N
      "Re: [PATCH net] net: foo: bar", []),
     ("Last year I wrote a patch that cached the lookups, which helped a few netperf cases "
      "but caused a huge (30%) drop in others.", "Re: [PATCH] mm: memcg: foo", []),
-    # against the series' own earlier version, not against the kernel without it
+    # against the series' own earlier version: the effect as its authors tell it (its
+    # ``versus`` says against what)
     ("Improved performance of the page pool benchmark compared to v6:",
-     "[PATCH net-next v7 0/3] foo", []),
+     "[PATCH net-next v7 0/3] foo", [(None, "improvement")]),
     # what a suggested fix and a knob could do to the change's regression
     ("With the batch raised to 128, the regression could be reduced to -12.4%.",
      "Re: [PATCH] mm: memcg: foo", []),
@@ -395,3 +396,16 @@ def test_a_fenced_block_is_code_and_splits_its_paragraph() -> None:
             "```\nThis text improves nothing by 50%\n```\n")
     got = extract_statements(body, "[PATCH net-next] net: bridge: foo")
     assert [(s.stated_pct, s.line_no) for s in got] == [(12.0, 8)]
+
+
+def test_an_effect_against_an_earlier_version_names_that_version() -> None:
+    """"4% better than v2": the change's effect as its authors tell it, against their own
+    earlier version (the statement's ``versus``, the claim's baseline label)."""
+    got = extract_statements("Throughput is 4% better than v2 with the lock split.",
+                             "[PATCH net-next v3 0/2] net: foo: split the lock")
+    assert [(s.stated_pct, s.direction, s.versus) for s in got] == [(4.0, "improvement", "v2")]
+    got = extract_statements("This improves throughput by 9% over the previous version.",
+                             "[PATCH v5] net: foo")
+    assert [s.versus for s in got] == ["previous version"]
+    assert [s.versus for s in extract_statements("This improves throughput by 9%.",
+                                                  "[PATCH v5] net: foo")] == [None]

@@ -39,7 +39,7 @@ RESULT_COLUMNS = ["uid", *KEY, "value_norm", "unit_norm", "is_summary", "label",
 # of the statements (all but message_id, and no patch ids merged in)
 STATEMENT_COLUMNS = ["uid", "kind", "text", "stated_pct", "direction", "metric",
                      "baseline_value", "patched_value", "base_commit", "head_commit", "quoted",
-                     "line_no"]
+                     "line_no", "versus"]
 # and of the messages that have results, statements or reports
 MESSAGE_COLUMNS = ["uid", "message_id", "date", "from_name", "from_addr", "subject"]
 # words at most of a label of no condition that a patched run is paired with

@@ -83,25 +83,35 @@ def prose_claims(statements: pd.DataFrame, measured: list[ClaimRow],
         text = row.text or ""
         if row.direction not in VERDICTS:
             continue  # an effect of no direction is no claim
-        if pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(text) and line_no is not None \
-                and any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
-                        for lines, _ in own):
-            continue  # "reduce throughput to an average of ~7730.7mbps:": the pair, restated
-        if not pd.isna(row.stated_pct) and VALUE_WITH_UNIT.search(text) and any(
-                lines & near and abs(abs(g) - abs(row.stated_pct)) <= RESTATED_PCT
-                for lines, g in own):
-            continue  # "1.31Mpps increases to 1.47Mpps, about 12% improvement": the pair's gain
+        if _restates(text, row.stated_pct, line_no, own):
+            continue
         if row.direction == "regression" and _a_problem(text, pd.isna(row.stated_pct),
                                                          titles.get(row.uid) or "",
                                                          row.uid in postings):
             continue
+        versus = row.versus  # (null in parts stored before it existed)
         out.append(ClaimRow(uid=row.uid, kind="prose", verdict=row.direction,
                             stated_pct=row.stated_pct, agrees=agrees, statement=row.text,
-                            patched_line_no=line_no))
+                            patched_line_no=line_no,
+                            baseline_label=versus if isinstance(versus, str) else None))
     return out
 
 
 RESTATED_PCT = 1.5  # points: a percent this close to its pair's gain, as rounded, restates it
+
+
+def _restates(text: str, pct: Any, line_no: int | None,
+              own: list[tuple[set[Any], float]]) -> bool:
+    """Does a statement only restate a measured pair of its message (``own``: the pairs'
+    lines and gains): "reduce throughput to an average of ~7730.7mbps:" over the pair, or
+    "1.31Mpps increases to 1.47Mpps, about 12% improvement" (the pair's gain)?"""
+    if line_no is None or not VALUE_WITH_UNIT.search(text):
+        return False
+    if pd.isna(pct):
+        return any(any(n is not None and 0 <= n - line_no <= 8 for n in lines)
+                   for lines, _ in own)
+    near = set(range(line_no - 1, line_no + 3))
+    return any(lines & near and abs(abs(g) - abs(pct)) <= RESTATED_PCT for lines, g in own)
 
 
 def _a_problem(text: str, unsized: bool, title: str, posting: bool) -> bool:

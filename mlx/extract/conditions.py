@@ -309,11 +309,14 @@ def effective_conditions(labels: Sequence[tuple[str, Condition | None]],
     if set(conds.values()) == {None} and len(labels) == 2:
         conds.update(_switched(labels, title))
     values = set(conds.values())
-    if "baseline" in values and "patched" not in values:
+    if "baseline" in values:
         open_ = [name for name, cond in labels if conds[name] is None]
         for name in open_:
-            # beside a baseline, the commit under test, or the one other run named
-            if SHA.search(name) or (complement and len(open_) == 1):
+            # beside a baseline, the commit under test, a variant of the change ("vanilla",
+            # "vanilla+rx_batch", "patch_set_2": one claim per variant), or the one other
+            # run named
+            if names_change(name) or ("patched" not in values and (
+                    SHA.search(name) or (complement and len(open_) == 1))):
                 conds[name] = "patched"
     if complement and "patched" in values and "baseline" not in values:
         unnamed = [k for k, (name, _) in enumerate(labels) if conds[name] is None]

@@ -29,6 +29,7 @@ from mlx.extract.effect_rules import (
     EffectPhrase,
     alternatives,
     asserted,
+    versus_earlier,
 )
 from mlx.extract.nlp import Tokens, effect_docs
 from mlx.extract.paragraphs import Para, in_changelog, paragraphs
@@ -310,7 +311,7 @@ def _effects(doc: Tokens, matches: list[tuple[int, int]], para: Para, posting: b
 def _prose(e: EffectPhrase, pct: float | None, para: Para, line: int) -> Statement:
     """The statement of an effect phrase's sentence stating ``pct`` percent."""
     return Statement("prose", e.sent.strip()[:500], pct, direction(e.sent, pct, e.span),
-                     quoted=para.depth > 0, line_no=line)
+                     quoted=para.depth > 0, line_no=line, versus=versus_earlier(e.sent))
 
 
 def _compared(sent: str) -> Verdict | None:

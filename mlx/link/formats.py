@@ -15,4 +15,4 @@ while the numbers stay, and says which to bump.
 """
 
 SUBJECT_FORMAT = 1
-LINK_FORMAT = 10
+LINK_FORMAT = 11
