@@ -21,8 +21,9 @@ from typing import Any
 
 from mlx.extract.document import PREFILTERS, Document
 from mlx.extract.document import head as body_head
+from mlx.extract.hwcues import NOT_SETUP
 from mlx.extract.hwhosts import near_host_line
-from mlx.extract.hwrole import NOT_SETUP, rows_of
+from mlx.extract.hwrole import rows_of
 from mlx.extract.hwshapes import (
     DIGIT,
     KEY_VALUE,
