@@ -676,8 +676,10 @@ kube-4: 2x Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz
 
 @pytest.mark.parametrize("rule", hwrole.ROLE_RULES, ids=lambda r: r.name)
 def test_each_role_rule_turns_its_example_down(rule) -> None:
-    """The table's examples are its test cases; the row keeps the rule's name."""
-    rows = extract_hardware(rule.example, "[PATCH] igc: add the I226-V")
+    """The table's examples are its test cases; the row keeps the rule's name (under the
+    title of a patch adding the device where the rule is about one)."""
+    subject = "[PATCH] igc: add " + ("support for " if "adding" in rule.name else "") + "the I226-V"
+    rows = extract_hardware(rule.example, subject)
     assert rows, rule.example
     assert any(r.rule == rule.name and r.role == "subject" for r in rows), rows
 
@@ -911,3 +913,33 @@ def test_what_a_device_patch_a_changelog_or_an_opinion_names(text: str, subject:
     got = facts("On ath79 boards.\n" + text, subject)
     assert [r for r in got if r[:2] == fact or (r[0] == fact[0] and fact[1] in r[1])]
     assert all(r[2] == role for r in got if r[0] == fact[0] and fact[1] in r[1]), got
+
+
+@pytest.mark.parametrize("text, fact", [
+    # a question wrapped over two lines asks about the other writer's setup
+    ("Now how many queues are you running on the veth device in your benchmarks, and how\n"
+     "have you configured the RPS?\n", ("nic", "veth")),
+    # what a series adds support for, for testing: development work, no setup
+    ("* Added veth support for zero-copy Rx, for testing and demonstration.\n",
+     ("nic", "veth")),
+])
+def test_a_wrapped_question_or_the_support_a_change_adds_is_no_setup(text: str,
+                                                                    fact: tuple) -> None:
+    got = facts(text, "Re: [PATCH net-next] net: foo")
+    assert [r for r in got if r[:2] == fact], got
+    assert (*fact, "setup") not in got, got
+
+
+def test_a_patch_adding_a_soc_describes_it_unless_it_says_what_it_was_tested_on() -> None:
+    subject = "[PATCH v3 00/12] Add new Acme AX9 SoC and Acme AX9 EVK support"
+    got = facts("AX9 has a quad-core Cortex-A55 (1.2 GHz) CPU.\n\nIts firmware runs on one of "
+                "the Cortex-A55 cores.\n\nThis series has been tested on a Raspberry Pi 4\n"
+                "and a BeagleBone Black.\n", subject)
+    assert ("cpu", "Cortex-A55", "subject") in got, got
+    assert ("board", "BeagleBone Black", "setup") in got, got
+
+
+def test_a_list_of_link_speeds_is_no_measured_value() -> None:
+    got = facts("The MAC of the R-Car V4H connects using a\n10 Mbps, 100 Mbps, or 1 Gbps "
+                "full-duplex link via RGMII.\n", "[PATCH net-next] net: rtsn: fix rx")
+    assert not [r for r in got if r[2] == "setup"], got

@@ -63,10 +63,11 @@ KERNEL_LOG = re.compile(r"\bPHY driver \[|\][ \t]*\((?:mii_bus:phy_addr=\S+,[ \t
 MEASURED = re.compile(r"\d[ \t]?(?:[KMGT]?bits/sec|[kKmMG]pps|[Tt]rans/s|10\^6bits)|"
                       r"\b(?:sender|receiver)[ \t]*$|TEST from|"
                       r"\d[ \t]?[KMGkmg](?:bps|bit/s|b/s)\b"
-                      r"(?![ \t]*(?:(?:and|or|,)[ \t]+(?:an?[ \t]+)?\d{1,5}[ \t]?"
-                      r"[KMG](?:bps|bit/s|b/s)[ \t]+)?(?i:ethernet|link|port|nic|switch|"
-                      r"wan|lan|phy|full|half|radios?|wi-?fi|wlan|band|/))")
-# ("both 1000Mbps and 100Mbps links", "a 600 Mbps and an 1733 Mbps radio")
+                      r"(?!(?:[ \t]*(?:,[ \t]*(?:and|or)?|and|or)[ \t]*(?:an?[ \t]+)?\d{1,5}"
+                      r"[ \t]?[KMG](?:bps|bit/s|b/s)){0,4}[ \t]*(?i:ethernet|link|port|nic|"
+                      r"switch|wan|lan|phy|full|half|radios?|wi-?fi|wlan|band|/))")
+# ("both 1000Mbps and 100Mbps links", "a 600 Mbps and an 1733 Mbps radio", "a 10 Mbps,
+# 100 Mbps, or 1 Gbps full-duplex link")
 # iwconfig's "Bit Rate=600 Mb/s", iw's "tx bitrate: 866.7 MBit/s": the rate a radio's link
 # is set to, no measured value
 LINK_RATE = re.compile(r"(?i)\b(?:[rt]x )?bit ?rate[ \t]*[=:]")

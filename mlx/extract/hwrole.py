@@ -81,6 +81,21 @@ def _sentence(text: str, span: str) -> str:
     return text[start:end.end() if end else len(text)]
 
 
+def _wrapped_sentence(s: _Spot) -> str:
+    """The fact's sentence, run on over the lines the mail client wrapped it to ("are you
+    running on the veth device in your benchmarks, and how have you" / "configured the
+    RPS?"), up to three lines at its quoting depth."""
+    sent = _sentence(s.text, s.span)
+    doc, i = s.at.doc, s.at.i
+    for j in range(i + 1, min(len(doc), i + 4)):
+        if SENTENCE_END.search(sent, sent.find(s.span) + len(s.span)) or \
+                doc.depth(j) != doc.depth(i) or not doc.text(j).strip()[:1].islower():
+            break  # (a line that starts a sentence or an item of its own is none of it)
+        sent = sent.rstrip() + " " + doc.text(j).strip()
+    end = SENTENCE_END.search(sent, sent.find(s.span) + len(s.span))
+    return sent[:end.end()] if end else sent
+
+
 @dataclass
 class _Subject:
     """The message's subject (and what its body says it is), as the rules read it."""
@@ -133,9 +148,14 @@ class _Line:
 
     @cached_property
     def cue(self) -> bool:
+        return self.shown or (not self.spec and _cue_near(self.doc, self.i))
+
+    @cached_property
+    def shown(self) -> bool:
+        """A line that shows a machine by its place, no word: a host's prefix, a boot log, a
+        setup heading over it, a command's output."""
         return self.host is not None or DMESG.match(self.text) is not None or self.headed or \
-            KERNEL_LOG.search(self.text) is not None or _under_prompt(self.doc, self.i) or \
-            (not self.spec and _cue_near(self.doc, self.i))
+            KERNEL_LOG.search(self.text) is not None or _under_prompt(self.doc, self.i)
 
     @cached_property
     def near(self) -> bool:
@@ -248,6 +268,9 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
     SPEC_SHEET,
     Rule("named in the patch's subject", _patch_subject,
          "Throughput with the I226-V: 940 Mbits/sec"),
+    Rule("described in a patch adding it", lambda s: s.at.subject.patch and
+         s.at.subject.device_patch and not (s.at.shown or s.at.near or _tested_above(s)),
+         "The I226-V's firmware runs on its own Cortex-M0 core."),
     Rule("named in the patch's summary", _patch_summary,
          "This patch enables EEE for the I350, measured at 940 Mbits/sec."),
     Rule("release the patch goes to", lambda s: s.kind == "kernel" and re.search(
@@ -264,9 +287,12 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
          "See the OpenWrt ML for details; 940 Mbits/sec here."),
     Rule("build report", lambda s: s.at.subject.build_report,
          "configs tested: 150, built on an Intel Xeon E5-2690 host"),
-    Rule("suggestion or question", lambda s: (sent := _sentence(s.text, s.span)).rstrip()
+    Rule("suggestion or question", lambda s: (sent := _wrapped_sentence(s)).rstrip()
          .endswith("?") or SUGGESTED.search(sent) is not None,
          "Tested on 6.1; could you try the latest stable, 6.6.12?"),
+    Rule("support the change adds", lambda s: re.search(
+        rf"(?i)\badd(?:s|ed|ing)?\b[^.;]{{0,30}}{re.escape(s.span)}\b[^.;]{{0,15}}\bsupport\b",
+        s.text) is not None, "Added i40e support for zero-copy Rx, for testing."),
     Rule("negated", lambda s: NEGATED.search(s.text[:max(0, s.text.find(s.span))]) is not None,
          "I was testing on an i.MX8MP EVK, not a BeagleBone Black."),
     Rule("only built", lambda s: s.at.built_for,
@@ -361,6 +387,20 @@ def _tested_on(span: str, text: str) -> bool:
     """Does the line say a test ran on this fact ("tested on the RZ/V2N EVK")?"""
     m = TESTED_ON.search(text)
     return m is not None and text.find(span, m.end()) >= 0
+
+
+def _tested_above(s: _Spot) -> bool:
+    """Does the fact's line, or its paragraph's lines just above, say a test ran on it
+    ("tested on RZ/G3E SMARC EVK, Ebisu-4D (R-Car E3)" / "and White Hawk (R-Car V4H).")?"""
+    doc, i = s.at.doc, s.at.i
+    if _tested_on(s.span, s.text):
+        return True
+    for j in range(i - 1, max(-1, i - 4), -1):
+        if doc.depth(j) != doc.depth(i) or not doc.text(j).strip():
+            return False
+        if TESTED_ON.search(doc.text(j)):
+            return True
+    return False
 
 
 def _in_subject(span: str, subject_low: str) -> bool:
