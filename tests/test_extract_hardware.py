@@ -693,7 +693,8 @@ def test_each_rule_of_a_tools_line_turns_its_example_down(rule) -> None:
 @pytest.mark.parametrize(("rule", "fact"), [
     (hwrole.FACT_RULES[0], ("os", "Ubuntu")), (hwrole.FACT_RULES[1], ("link", "10GbE")),
     (hwrole.FACT_RULES[2], ("size", "512 MB")), (hwrole.FACT_RULES[3], ("nic", "ixgbe")),
-    (hwrole.FACT_RULES[4], ("kernel", "5.27-rc1")), (hwrole.FACT_RULES[5], ("memory", "0G"))],
+    (hwrole.FACT_RULES[4], ("kernel", "5.27-rc1")), (hwrole.FACT_RULES[5], ("board", "MikroTik")),
+    (hwrole.FACT_RULES[6], ("memory", "0G"))],
     ids=lambda r: getattr(r, "name", ""))
 def test_each_fact_rule_drops_its_example(rule, fact) -> None:
     doc = Document.of(rule.example)
@@ -943,3 +944,37 @@ def test_a_list_of_link_speeds_is_no_measured_value() -> None:
     got = facts("The MAC of the R-Car V4H connects using a\n10 Mbps, 100 Mbps, or 1 Gbps "
                 "full-duplex link via RGMII.\n", "[PATCH net-next] net: rtsn: fix rx")
     assert not [r for r in got if r[2] == "setup"], got
+
+
+@pytest.mark.parametrize("line, fact, role", [
+    # grepped from a build file: no machine
+    ("target/linux/ath79/image/generic.mk:  ATH_SOC := qca9563", ("cpu", "qca9563"), None),
+    # dmesg's "SoC Type:" names the CPU, whatever the gazetteer calls the chip
+    ("[    0.000000] SoC Type: MediaTek MT7688 ver:1 eco:2", ("cpu", "MT7688"), "setup"),
+    # a list's slashes are no part of a name
+    ("On both ipq806x (nbg6817/ QCA9984/ ath10k, WDS-AP/ WPA2PSK) it works.",
+     ("wifi", "QCA9984"), "setup"),
+    # the backports' own version is no kernel that ran
+    ("[   10.1] Loading modules backported from Linux version v5.4.27-0-g585e0cc08069",
+     ("kernel", "v5.4.27-0-g585e0cc08069"), None),
+])
+def test_build_files_soc_fields_lists_and_backports(line: str, fact: tuple, role) -> None:
+    got = facts("Tested on my box.\n" + line + "\n", "Re: [PATCH] ath79: foo")
+    if role is None:
+        assert not [r for r in got if r[0] == fact[0]], got
+    else:
+        assert (*fact, role) in got, got
+
+
+def test_a_fact_set_up_later_shows_the_line_that_made_it_a_setup() -> None:
+    rows = extract_hardware("ath10k-ct was updated to match the API changes.\n\nI tested AP mode"
+                            " on an IPQ4019 with ath10k-ct.\n", "[PATCH] mac80211: update")
+    assert [(r.text, r.role, r.line_no) for r in rows if r.text == "ath10k-ct"] == [
+        ("ath10k-ct", "setup", 3)]
+
+
+def test_what_a_device_patch_says_the_device_is_based_on_is_no_setup() -> None:
+    got = facts("Acme NAS-2 is a dual bay NAS, based on Marvell Armada 370\n\nHardware:\n"
+                "   SoC:   Marvell 88F6707-A1\n   CPU:   Cortex-A9 1200 MHz, 1 core\n",
+                "[PATCH] mvebu: add support for Acme NAS-2")
+    assert got and not [r for r in got if r[2] == "setup"], got

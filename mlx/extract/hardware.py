@@ -260,8 +260,9 @@ def _read_lines(texts: list[str]) -> Iterator[tuple[Fact, ...]]:
 
 
 def _dedupe(rows: list[HardwareRow]) -> list[HardwareRow]:
-    """One row per fact, host and quoting: the first line it was named on, and how often
-    (a debug log naming ``i40e`` on every line is one fact); setup wins over subject."""
+    """One row per fact, host and quoting, and how often it was named (a debug log naming
+    ``i40e`` on every line is one fact); setup wins over subject, and the row shows the
+    first line that made it a setup (else the first line it was named on)."""
     first: dict[tuple[Any, ...], HardwareRow] = {}
     counts: dict[tuple[Any, ...], int] = {}
     setup: set[tuple[Any, ...]] = set()
@@ -269,8 +270,9 @@ def _dedupe(rows: list[HardwareRow]) -> list[HardwareRow]:
         key = (r.kind, (r.value or r.text).lower(), r.host, r.quoted)
         first.setdefault(key, r)
         counts[key] = counts.get(key, 0) + 1
-        if r.role == "setup":
+        if r.role == "setup" and key not in setup:
             setup.add(key)
+            first[key] = r
     return [HardwareRow(r.host, r.kind, r.text, r.value, r.line_no, r.quoted, r.quote_depth,
                         r.line, "setup" if k in setup else "subject", counts[k],
                         None if k in setup else r.rule)

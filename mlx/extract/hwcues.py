@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 # "Tested on", "on my box", "Client:", "DUT": words that say a line describes a setup
-SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b|\bsetup\b|\btest ?bed\b|\bdut\b|"
+SETUP_CUE = re.compile(r"(?i)\btest(?:ed|ing|s)?\b(?!/unstable)|\bsetup\b|\btest ?bed\b|\bdut\b|"
                        # (not "based on my experience", "on our side")
                        r"\b(?:on|using|with) (?:my|our|two|both)\b(?! (?:experience|opinion|"
                        r"understanding|knowledge|side|end|part|own|mind|behalf|list)\b)|"
@@ -145,7 +145,7 @@ DEVICE_TITLE = re.compile(r"(?i)^[ \t]*[a-z0-9][\w./-]{1,30}: add (?:support for
 # AR934x/AR724x/AR913x, MT7620/MT7621/MT7628/MT7688 ("MT7615" and "AR9380" are radios)
 SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{0,2}|MT7688)\b")
 
-SOC_LABEL = re.compile(r"(?i)\bSoC[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
+SOC_LABEL = re.compile(r"(?i)\bSoC(?:[ \t]+type)?[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
                         r"WLAN|Wireless|Ethernet|GbE|LAN|WAN|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
@@ -193,6 +193,9 @@ NOT_SETUP = re.compile(r"^[ \t]*(?:[\w-]+-by|Fixes|Link|Closes|Cc|To|From|Subjec
                        # a robot's "[cannot apply to v5.3-rc3 ...]"; a compiler's version
                        # string "gcc (Ubuntu 4.8.4-2ubuntu1~14.04.4) 4.8.4"
                        r"\bcannot apply to\b|\bgcc (?:version )?\(|"
+                       # a Makefile's "ATH_SOC := qca9563" (grepped from a build file); the
+                       # backports' "Loading modules backported from Linux version v5.4.27"
+                       r"\b[A-Z][A-Z0-9_]{2,}[ \t]*[:+?]=[ \t]|\bbackported from\b|"
                        # opkg's " *      kernel (= 4.19.79-1-cddfa99a)": a dependency
                        r"\bkernel[ \t]*\([<>]?=|"
                        # the stable bot's "has tested the following trees: v5.2.13, ..." and

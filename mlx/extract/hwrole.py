@@ -54,7 +54,7 @@ from mlx.extract.hwcues import (
 )
 from mlx.extract.hwhosts import TITLE_LINE, line_host, machine
 from mlx.extract.hwshapes import DMESG, MAX_LINE, Fact, prompt, unwrapped
-from mlx.extract.hwvocab import FIELDS
+from mlx.extract.hwvocab import FIELDS, MAKERS
 from mlx.extract.rules import Rule, rejected_by
 from mlx.rows import HardwareRow
 from mlx.subjects import parse_subject
@@ -256,6 +256,14 @@ def _paragraph(doc: Document, i: int) -> Iterator[str]:
             j += step
 
 
+# "The RZ/V2M's firmware runs on one of its Cortex-A53 cores", "Buffalo LS421DE is a NAS
+# based on Marvell Armada 370": a device-adding patch describes the device, unless a line
+# shows it running (a boot log) or says a test ran on it
+DESCRIBED: Rule[_Spot] = Rule(
+    "described in a patch adding it", lambda s: s.at.subject.patch and
+    s.at.subject.device_patch and not (s.at.shown or s.at.near or _tested_above(s)),
+    "The I226-V's firmware runs on its own Cortex-M0 core.")
+
 # (a spec field's name reads as a host's, "GBE: RTL8211F": the sheet still lists a device)
 SPEC_SHEET: Rule[_Spot] = Rule("a spec sheet's line", lambda s: s.at.spec_sheet,
                                "igc: add Acme RX-300\n\nGBE: Intel I226-V")
@@ -268,9 +276,7 @@ ROLE_RULES: tuple[Rule[_Spot], ...] = (
     SPEC_SHEET,
     Rule("named in the patch's subject", _patch_subject,
          "Throughput with the I226-V: 940 Mbits/sec"),
-    Rule("described in a patch adding it", lambda s: s.at.subject.patch and
-         s.at.subject.device_patch and not (s.at.shown or s.at.near or _tested_above(s)),
-         "The I226-V's firmware runs on its own Cortex-M0 core."),
+    DESCRIBED,
     Rule("named in the patch's summary", _patch_summary,
          "This patch enables EEE for the I350, measured at 940 Mbits/sec."),
     Rule("release the patch goes to", lambda s: s.kind == "kernel" and re.search(
@@ -308,6 +314,7 @@ SHAPED_RULES: tuple[Rule[_Spot], ...] = (
     Rule("the device the patch adds", lambda s: s.at.subject.patch and
          s.at.subject.device_patch and _in_subject(s.span, s.at.subject.low),
          "02:00.0 Network controller [0280]: Intel Corporation I226-V"),
+    DESCRIBED,
 )
 # what is no fact at all: the line names something else
 FACT_RULES: tuple[Rule[_Spot], ...] = (
@@ -322,6 +329,8 @@ FACT_RULES: tuple[Rule[_Spot], ...] = (
          "RIP: 0010:ixgbe_clean_rx_irq+0x1a2/0xd40 [ixgbe]"),
     Rule("kernel in a DMI string", lambda s: s.kind == "kernel" and "Hardware name:" in s.text,
          "Hardware name: Acme Box/Board, BIOS 5.27-rc1 01/02/2023"),
+    Rule("a maker alone", lambda s: s.kind == "board" and s.span.lower() in MAKERS,
+         "We had several MikroTik devices working."),
     Rule("zero size", lambda s: s.kind in ("size", "memory") and re.match(r"0+[ \t]?[KMGT]",
                                                                         s.span) is not None,
          "lose cover RAM: 0G"),
@@ -337,9 +346,10 @@ def rows_of(found: dict[int, list[Fact]], doc: Document, subject: str | None) ->
     for i in sorted(found):
         at = _Line(doc, i, found, sub, measured)
         for kind, span, value, own_host, shaped in found[i]:
-            if kind in ("wifi", "nic") and (SOC_LABEL.search(at.text[:max(0, at.text.find(span))])
-                                            or SOC_CHIP.search(span)):
-                kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X": the chip is the SoC
+            if kind in ("wifi", "nic", "board") and (
+                    SOC_LABEL.search(at.text[:max(0, at.text.find(span))])
+                    or (kind != "board" and SOC_CHIP.search(span))):
+                kind = "cpu"  # "SoC: Qualcomm Atheros QCA956X", "SoC Type: MediaTek MT7688"
             spot = _Spot(at, kind, span)
             if rejected_by(FACT_RULES, spot) is not None:
                 continue

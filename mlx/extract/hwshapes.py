@@ -206,10 +206,11 @@ def bare_models(text: str) -> list[Fact]:
     tokens = nic_tokens()
     out: list[Fact] = []
     for word in NUMBERED_WORD.findall(text.translate(WORD_EDGE)):
-        low = word.lower().rstrip(".")
+        word = word.rstrip("./")  # (a sentence's period, a list's slash: "QCA9984/ ath10k")
+        low = word.lower()
         hit = tokens.get(low) or tokens.get(DASH_SLASH.split(low, maxsplit=1)[0])
         if hit and not low.isdigit() and not SPEED_WORD.match(low):
-            out.append(Fact(hit[0], word.rstrip("."), word.rstrip("."), None, False))
+            out.append(Fact(hit[0], word, word, None, False))
     return out
 
 

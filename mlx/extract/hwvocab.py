@@ -358,9 +358,9 @@ def _gazetteer_patterns() -> list[dict[str, Any]]:
 
 # spaCy's tokenizer rules for these lines: "Intel(R)" and "Core(TM)" keep their ")"; a
 # sentence's "." and ")" go, a possessive's "'s" ("Xeon's with Intel E810-CQDA2") and
-# U-Boot's device index ("ethact=ftgmac100#0")
+# U-Boot's device index ("ethact=ftgmac100#0"), a list's slash ("nbg6817/ QCA9984/ ath10k")
 PREFIX = re.compile(r"""^[\(\["'<*]""").search
-SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*]$|\.$|['’]s$|#\d{1,2}$""").search
+SUFFIX = re.compile(r"""(?<!\(R)(?<!\(TM)[\)\]"'>,;:!?*/]$|\.$|['’]s$|#\d{1,2}$""").search
 
 
 @cache
