@@ -469,3 +469,16 @@ def test_a_list_under_a_label_that_leads_with_its_values() -> None:
 def test_transaction_rates_in_words(line: str, unit: str) -> None:
     rows = extract_results(f"Hi.\n\n{line}\n")
     assert [(r.unit, r.unit_norm) for r in rows] == [(unit, "trans/s")]
+
+
+def test_a_netperf_tests_value_written_by_hand_takes_the_tests_unit() -> None:
+    """ "- r8152.ko: TCP_RR: 1210, UDP_RR: 1250": the test implies the unit (netperf's
+    transactions a second; 10^6 bits a second for a stream); a unit written wins."""
+    rows = extract_results("Average of three netperf runs:\n- r8152.ko: TCP_RR: 1210, UDP_RR: "
+                           "1250\n- r8153_ecm.ko: TCP_RR: 7400, UDP_RR: 7710\n"
+                           "- TCP_STREAM: 941\n- TCP_MAERTS: 936 Mbit/s\n")
+    assert [(r.line_no, r.value, r.unit_norm, r.test, r.label) for r in rows] == [
+        (2, 1210.0, "trans/s", "TCP_RR", "r8152.ko"), (2, 1250.0, "trans/s", "UDP_RR", "r8152.ko"),
+        (3, 7400.0, "trans/s", "TCP_RR", "r8153_ecm.ko"),
+        (3, 7710.0, "trans/s", "UDP_RR", "r8153_ecm.ko"),
+        (4, 941.0, "Mbit/s", "TCP_STREAM", None), (5, 936.0, "Mbit/s", None, "TCP_MAERTS")]

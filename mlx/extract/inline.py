@@ -254,8 +254,30 @@ def parse_prose(lines: list[str]) -> list[tuple[int, InlineValue]]:
     _cpu_pairs(p, found, used)
     _pairs_of(p, found, used)
     _runs_of(p, found, used)
+    _test_values(p, found, used)
     _values_of(p, found, used)
     return _pair_blocks(_without_lists(found[:MAX_PER_LINE], p))
+
+
+# "- cdc_ncm.ko: TCP_RR: 740, UDP_RR: 750": a netperf test's result written by hand with no
+# unit, which the test implies (netperf's own: transactions a second, 10^6 bits a second)
+TEST_VALUE = re.compile(r"\b(?P<test>(?:TCP|UDP|SCTP)_(?:C?RR|STREAM|MAERTS))[ \t]*[:=][ \t]*"
+                        r"(?P<num>\d{1,9}(?:\.\d{1,3})?)(?![\d.,]?\d)(?![ \t]*[A-Za-z%/])")
+TEST_UNIT = {"RR": "Trans/s", "CRR": "Trans/s", "STREAM": "10^6bits/sec", "MAERTS": "10^6bits/sec"}
+
+
+def _test_values(p: Paragraph, found: list[tuple[int, InlineValue]],
+                 used: list[tuple[int, int]]) -> None:
+    """Each netperf test's value written without a unit, under its line's label."""
+    for m in TEST_VALUE.finditer(p.text):
+        line = p.hard_start(m.start())
+        outer = OUTER_LABEL.match(p.text[line:m.start()])
+        label = outer.group(1).strip() if outer and outer.group(1) != m.group("test") else None
+        test = m.group("test")
+        found.append((p.line_of(m.start()), InlineValue(
+            float(m.group("num")), TEST_UNIT[test.split("_", 1)[1]], label,
+            condition_of(label) if label else None, test=test)))
+        used.append((m.start(), m.end()))
 
 
 # "same bandwidth at -43% CPU load (70% -> 40%)", "CPU usage went from 70% to 40%": the

@@ -57,7 +57,8 @@ UNIT_HINT = re.compile(r"\d[ \t]{0," + str(inline.ALIGNED_GAP) + r"}(?:[KMGTkmgt
                        r"b/s|B/s|Bps|pps|Bytes)|tps|[Tt]rans|[uµμmn]s(?:ec)?\b|10\^|[kKM]?IOPS|"
                        r"req/s|(?i:req(?:uest)?s?|msgs?|messages|transactions|ops|operations)"
                        r"(?:/s|[ \t]per[ \t]sec))|"  # "120547 request/sec", "75140 msg/s"
-                       r"\d[ \t]?%[ \t]*(?:-+>|=+>|→)|\d[ \t]?%[ \t]+to[ \t]+\d")
+                       r"\d[ \t]?%[ \t]*(?:-+>|=+>|→)|\d[ \t]?%[ \t]+to[ \t]+\d|"
+                       r"_(?:C?RR|STREAM|MAERTS)[ \t]*[:=][ \t]*\d")  # "TCP_RR: 740"
 # "4104882": a number alone on its line
 BARE_NUMBER = re.compile(r"^[ \t]*(\d{1,12}(?:\.\d{1,6})?)[ \t]*$")
 MAX_ROWS = 5000  # per message, over every reader
