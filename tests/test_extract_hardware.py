@@ -975,6 +975,8 @@ def test_a_fact_set_up_later_shows_the_line_that_made_it_a_setup() -> None:
 
 def test_what_a_device_patch_says_the_device_is_based_on_is_no_setup() -> None:
     got = facts("Acme NAS-2 is a dual bay NAS, based on Marvell Armada 370\n\nHardware:\n"
-                "   SoC:   Marvell 88F6707-A1\n   CPU:   Cortex-A9 1200 MHz, 1 core\n",
+                "   SoC:   Marvell 88F6707-A1\n   CPU:   Cortex-A9 1200 MHz, 1 core\n"
+                "   Ethernet:    1x 10/100/1000 Mbps\n   SATA:        2x 3.0 Gbps\n"
+                "   ETH:   Qualcomm QCA8075\n",
                 "[PATCH] mvebu: add support for Acme NAS-2")
     assert got and not [r for r in got if r[2] == "setup"], got

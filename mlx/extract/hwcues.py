@@ -148,7 +148,8 @@ SOC_CHIP = re.compile(r"(?i)\b(?:QCA95\d\d|AR934\d|AR724\d|AR913\d|MT762[018]\w{
 SOC_LABEL = re.compile(r"(?i)\bSoC(?:[ \t]+type)?[ \t]*[:=][ \t]*(?:[\w-]+[ \t]+){0,2}$")
 
 SPEC_FIELD = re.compile(r"(?i)^[ \t]*[-*]?[ \t]*(?:SoC|CPU|RAM|DRAM|Memory|Flash|NAND|NOR|WiFi|"
-                        r"WLAN|Wireless|Ethernet|GbE|LAN|WAN|Switch|Ports?|USB|LEDs?|Buttons?|Radio\w*|"
+                        r"WLAN|Wireless|Ethernet|ETH|GbE|LAN|WAN|Switch|Ports?|USB|LEDs?|Buttons?|"
+                        r"BTN|BLE|TPM|Radio\w*|"
                         r"Serial|UART|Power|Antennas?|PHY)[ \t]*"
                         r"(?:[\d.]+[ \t]?[GM]Hz[ \t]*|\d[ \t]*)?[:=]")  # "WiFi 2.4GHz:", "WIFI0:"
 

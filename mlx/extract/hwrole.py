@@ -167,11 +167,12 @@ class _Line:
 
     def _is_measured(self, j: int) -> bool:
         # (a speed wrapped before its "links" is a link's: "both 1000Mbps and 100Mbps" /
-        # "links without issue")
+        # "links without issue"; a device patch's spec field states no measurement)
         if j not in self._measured:
             text = unwrapped(self.doc, j, self.doc.text(j))
             self._measured[j] = MEASURED.search(text) is not None and \
-                LINK_RATE.search(text) is None
+                LINK_RATE.search(text) is None and \
+                not (self.subject.device_patch and _spec_field(self.doc, j))
         return self._measured[j]
 
     @cached_property
